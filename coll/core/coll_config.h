@@ -1,0 +1,18 @@
+/*
+ * The engine's settings.  The table below is the single description of
+ * each one: the Open MPI component registers it as MCA parameters
+ * (coll_loom_<name>), tools read it from LOOM_<NAME>.
+ */
+#ifndef LOOM_COLL_CONFIG_H
+#define LOOM_COLL_CONFIG_H
+
+#include "common/config.h"
+
+typedef struct loom_coll_config {
+    int     verbose;                /* loom_log_level_t */
+    int     allreduce_algorithm;    /* loom_allreduce_alg_t */
+} loom_coll_config_t;
+
+extern const loom_config_field_t loom_coll_config_table[];
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * A team: the ranks of one communicator as the engine sees them.
+ *
+ * Created from what the adapter already knows (size, own rank, each peer's
+ * transport id and node identity); creating one never communicates, so it
+ * is safe inside Open MPI's communicator creation.
+ */
+#ifndef LOOM_TEAM_H
+#define LOOM_TEAM_H
+
+#include "transport.h"
+
+#include <stdint.h>
+
+typedef struct loom_team_params {
+    int                 size;
+    int                 rank;
+    loom_transport_t    *transport;
+    const int           *peers;       /* size entries: transport peer of each rank */
+    const uint64_t      *node_keys;   /* size entries: equal keys = same node; NULL = one node each */
+    uint32_t            context_id;   /* at most LOOM_TAG_MAX_CONTEXT */
+} loom_team_params_t;
+
+typedef struct loom_team {
+    int                 size;
+    int                 rank;
+    loom_transport_t    *transport;
+    int                 *peers;
+    int                 *node_of;     /* dense node index of each rank, by first appearance */
+    int                 num_nodes;
+    uint32_t            context_id;
+    uint32_t            next_seq;     /* sequence number of the next collective */
+} loom_team_t;
+
+loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **team_p);
+void loom_team_destroy(loom_team_t *team);
+
+/* Sequence number for a new collective; every rank calls collectives on a
+ * team in the same order, so every rank gets the same number. */
+static inline uint32_t loom_team_next_seq(loom_team_t *team)
+{
+    return team->next_seq++;
+}
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * In-process loopback transport: N ranks in one process, for tests that run
+ * the engine's schedules without mpirun.
+ *
+ * Sends are rendezvous: a send completes only when the matching receive is
+ * posted (then the data is copied).  That is the strictest behaviour a real
+ * transport may show, so a schedule that relies on eager buffering
+ * deadlocks here instead of in production.
+ */
+#ifndef LOOM_TRANSPORT_LOOPBACK_H
+#define LOOM_TRANSPORT_LOOPBACK_H
+
+#include "transport.h"
+
+typedef struct loom_loopback loom_loopback_t;
+
+loom_status_t loom_loopback_create(int nranks, loom_loopback_t **lb_p);
+void loom_loopback_destroy(loom_loopback_t *lb);
+
+/* Rank rank's view; peer ids are ranks 0..nranks-1. */
+loom_transport_t *loom_loopback_transport(loom_loopback_t *lb, int rank);
+
+/* Bytes rank has sent and received so far (for checking algorithm costs). */
+size_t loom_loopback_bytes_sent(const loom_loopback_t *lb, int rank);
+size_t loom_loopback_bytes_received(const loom_loopback_t *lb, int rank);
+
+/* Messages posted and not yet matched, over all ranks. */
+int loom_loopback_pending(const loom_loopback_t *lb);
+
+#endif

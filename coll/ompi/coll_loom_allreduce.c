@@ -1,0 +1,107 @@
+/*
+ * MPI_Allreduce through the engine.
+ *
+ * Loom takes a call when the data is contiguous and made of one predefined
+ * type and the op is commutative; anything else goes to the module Open
+ * MPI selected before Loom, and is counted.
+ */
+#include "coll_loom.h"
+
+#include "common/log.h"
+#include "coll/core/allreduce.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/op/op.h"
+#include "opal/runtime/opal_progress.h"
+
+typedef struct loom_ompi_reduce_ctx {
+    ompi_op_t           *op;
+    ompi_datatype_t     *dtype;  /* the predefined element type */
+} loom_ompi_reduce_ctx_t;
+
+/* Open MPI's own reduction: dst = src op dst. */
+static void loom_ompi_reduce(const void *src, void *dst, size_t count, void *ctx)
+{
+    loom_ompi_reduce_ctx_t *c = ctx;
+
+    ompi_op_reduce(c->op, (void *)src, dst, count, c->dtype);
+}
+
+/* The predefined type a contiguous datatype is made of, with the element
+ * count in that type, or NULL when Loom cannot take the data as raw bytes. */
+static ompi_datatype_t *loom_element_type(ompi_datatype_t *dtype, size_t count,
+                                          size_t *elems_p)
+{
+    ompi_datatype_t *basic = dtype;
+    size_t size, basic_size;
+
+    if (!ompi_datatype_is_contiguous_memory_layout(dtype, count > 1 ? 2 : 1)) {
+        return NULL;
+    }
+    if (!ompi_datatype_is_predefined(dtype)) {
+        basic = ompi_datatype_get_single_predefined_type_from_args(dtype);
+        if (basic == NULL) {
+            return NULL;
+        }
+    }
+    ompi_datatype_type_size(dtype, &size);
+    ompi_datatype_type_size(basic, &basic_size);
+    if (basic_size == 0 || size % basic_size != 0) {
+        return NULL;
+    }
+    *elems_p = count * (size / basic_size);
+    return basic;
+}
+
+loom_status_t mca_coll_loom_wait(loom_sched_t *sched)
+{
+    loom_status_t status;
+
+    /* opal_progress drives Loom's UCX worker through the registered hook,
+     * other Open MPI transports, and yields when idle if asked to. */
+    while ((status = loom_sched_progress(sched)) == LOOM_INPROGRESS) {
+        opal_progress();
+    }
+    return status;
+}
+
+int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
+                            struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                            struct ompi_communicator_t *comm,
+                            mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    loom_ompi_reduce_ctx_t reduce_ctx = { .op = op };
+    loom_coll_args_t args;
+    loom_sched_t *sched;
+    loom_status_t status;
+    size_t elems, esize;
+
+    reduce_ctx.dtype = loom_element_type(dtype, (size_t)count, &elems);
+    if (reduce_ctx.dtype == NULL || !ompi_op_is_commute(op) || module->team == NULL) {
+        goto fallback;
+    }
+    ompi_datatype_type_size(reduce_ctx.dtype, &esize);
+    args = (loom_coll_args_t){
+        .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize,
+        .in_place = (sbuf == MPI_IN_PLACE),
+        .op = { .fn = loom_ompi_reduce, .ctx = &reduce_ctx, .commutative = 1 },
+    };
+    status = loom_allreduce_plan(&args, module->team,
+                                 (loom_allreduce_alg_t)c->config.allreduce_algorithm,
+                                 &sched);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        goto fallback;
+    } else if (status != LOOM_OK) {
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    status = mca_coll_loom_wait(sched);
+    loom_sched_destroy(sched);
+    __atomic_add_fetch(&c->allreduce_calls, 1, __ATOMIC_RELAXED);
+    return mca_coll_loom_status_to_ompi(status);
+
+fallback:
+    __atomic_add_fetch(&c->allreduce_fallbacks, 1, __ATOMIC_RELAXED);
+    return module->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
+                                      module->previous_allreduce_module);
+}

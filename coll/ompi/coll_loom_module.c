@@ -1,0 +1,134 @@
+/*
+ * The module: which communicators Loom joins, and what it keeps per
+ * communicator (the engine team and the previous module to fall back to).
+ *
+ * Every test here reads only what all ranks of the communicator share
+ * (size, context id, the job the processes belong to), so every rank
+ * decides alike whether Loom joins.
+ */
+#include "coll_loom.h"
+
+#include "common/log.h"
+#include "coll/core/tag.h"
+#include "ompi/proc/proc.h"
+
+#include <stdlib.h>
+
+static void loom_module_construct(mca_coll_loom_module_t *module)
+{
+    module->comm = NULL;
+    module->team = NULL;
+    module->previous_allreduce = NULL;
+    module->previous_allreduce_module = NULL;
+}
+
+static void loom_module_destruct(mca_coll_loom_module_t *module)
+{
+    if (module->previous_allreduce_module != NULL) {
+        OBJ_RELEASE(module->previous_allreduce_module);
+    }
+    loom_team_destroy(module->team);
+    loom_module_construct(module);
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_loom_module_t, mca_coll_base_module_t,
+                   loom_module_construct, loom_module_destruct);
+
+/* Loom handles processes of its own job only: spawned or connected ones
+ * have no worker address in this job's modex. */
+static bool loom_comm_in_my_job(ompi_communicator_t *comm)
+{
+    int i, size = ompi_comm_size(comm);
+    ompi_proc_t *proc;
+
+    for (i = 0; i < size; ++i) {
+        proc = ompi_comm_peer_lookup(comm, i);
+        if (proc == NULL || proc->super.proc_name.jobid != OMPI_PROC_MY_NAME->jobid ||
+            (int)proc->super.proc_name.vpid >= mca_coll_loom_component.world_size) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t *comm)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    int i, size = ompi_comm_size(comm);
+    loom_team_params_t params;
+    loom_status_t status;
+    uint64_t *keys;
+    int *peers;
+
+    /* Lower-priority modules are in c_coll now: keep their allreduce. */
+    module->comm = comm;
+    module->previous_allreduce = comm->c_coll->coll_allreduce;
+    module->previous_allreduce_module = comm->c_coll->coll_allreduce_module;
+    if (module->previous_allreduce == NULL || module->previous_allreduce_module == NULL) {
+        loom_error("coll", "communicator %s has no allreduce to fall back to",
+                   comm->c_name);
+        return OMPI_ERROR;
+    }
+    OBJ_RETAIN(module->previous_allreduce_module);
+
+    peers = malloc(sizeof(*peers) * (size_t)size);
+    keys = malloc(sizeof(*keys) * (size_t)size);
+    if (peers == NULL || keys == NULL) {
+        free(peers);
+        free(keys);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (i = 0; i < size; ++i) {
+        peers[i] = (int)ompi_comm_peer_lookup(comm, i)->super.proc_name.vpid;
+        keys[i] = c->node_keys[peers[i]];
+    }
+    params = (loom_team_params_t){
+        .size = size, .rank = ompi_comm_rank(comm), .peers = peers,
+        .node_keys = keys, .context_id = comm->c_contextid,
+        .transport = loom_ucx_transport(c->ucx),
+    };
+    status = loom_team_create(&params, &module->team);
+    free(peers);
+    free(keys);
+    if (status != LOOM_OK) {
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    loom_debug("coll", "joined communicator %s (cid %u, %d ranks on %d nodes)",
+               comm->c_name, comm->c_contextid, size, module->team->num_nodes);
+    if (c->print_table) {
+        mca_coll_loom_print_table(comm, base);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Open MPI calls this once per function slot the module still holds. */
+static int loom_module_disable(mca_coll_base_module_t *base, ompi_communicator_t *comm)
+{
+    (void)base;
+    (void)comm;
+    return OMPI_SUCCESS;
+}
+
+mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
+                                                 int *priority)
+{
+    mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    mca_coll_loom_module_t *module;
+    int size = ompi_comm_size(comm);
+
+    if (c->ucx == NULL || c->priority < 0 || OMPI_COMM_IS_INTER(comm) || size < 2 ||
+        size > LOOM_TAG_MAX_RANKS || comm->c_contextid > LOOM_TAG_MAX_CONTEXT ||
+        !loom_comm_in_my_job(comm)) {
+        return NULL;
+    }
+    module = OBJ_NEW(mca_coll_loom_module_t);
+    if (module == NULL) {
+        return NULL;
+    }
+    module->super.coll_module_enable  = loom_module_enable;
+    module->super.coll_module_disable = loom_module_disable;
+    module->super.coll_allreduce      = mca_coll_loom_allreduce;
+    *priority = c->priority;
+    return &module->super;
+}
