@@ -36,20 +36,27 @@ void loom_log_emit(loom_log_level_t level, const char *subsys,
 {
     FILE *out = (loom_log_stream == NULL) ? stderr : loom_log_stream;
     const char *base = strrchr(file, '/');
-    char text[1024];
+    char text[1024], msg[1400];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
 
-    pthread_mutex_lock(&loom_log_lock);
-    fprintf(out, "[loom%s%s] %s %s: %s", loom_log_prefix[0] ? " " : "",
-            loom_log_prefix, loom_log_level_names[level], subsys, text);
+    /* Built whole, written once: lines of several ranks sharing a terminal
+     * do not interleave. */
     if (level >= LOOM_LOG_DEBUG) {
-        fprintf(out, " (%s:%d)", base ? base + 1 : file, line);
+        snprintf(msg, sizeof(msg), "[loom%s%s] %s %s: %s (%s:%d)\n",
+                 loom_log_prefix[0] ? " " : "", loom_log_prefix,
+                 loom_log_level_names[level], subsys, text, base ? base + 1 : file,
+                 line);
+    } else {
+        snprintf(msg, sizeof(msg), "[loom%s%s] %s %s: %s\n",
+                 loom_log_prefix[0] ? " " : "", loom_log_prefix,
+                 loom_log_level_names[level], subsys, text);
     }
-    fputc('\n', out);
+    pthread_mutex_lock(&loom_log_lock);
+    fputs(msg, out);
     fflush(out);
     pthread_mutex_unlock(&loom_log_lock);
 }

@@ -258,21 +258,19 @@ static loom_status_t loom_ucx_recv(loom_transport_t *tr, int peer, uint64_t tag,
                                    void *buf, size_t len, loom_completion_t *comp)
 {
     loom_ucx_t *ucx = (loom_ucx_t *)tr;
-    ucp_tag_recv_info_t info;
+    /* No immediate completion: UCX 1.13.1 returns NULL for an unexpected
+     * message without filling recv_info, and the length must be checked. */
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                        UCP_OP_ATTR_FIELD_RECV_INFO,
+                        UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
         .cb.recv      = loom_ucx_recv_cb,
         .user_data    = comp,
-        .recv_info.tag_info = &info,
     };
     ucs_status_ptr_t req;
 
     (void)peer; /* the source rank is part of the tag */
     req = ucp_tag_recv_nbx(ucx->worker, buf, len, tag, UINT64_MAX, &param);
-    if (req == NULL) {
-        loom_completion_finish(comp, LOOM_OK, info.length);
-    } else if (UCS_PTR_IS_ERR(req)) {
+    if (UCS_PTR_IS_ERR(req)) {
         loom_error("coll", "receive of %zu bytes from peer %d failed: %s", len, peer,
                    ucs_status_string(UCS_PTR_STATUS(req)));
         return LOOM_ERR_TRANSPORT;
