@@ -2,7 +2,8 @@
 # Install the Debian packages Loom needs, only those that are missing.
 set -euo pipefail
 pkgs=(autoconf automake libtool pkg-config make gcc
-      libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev check libsubunit-dev)
+      libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev check libsubunit-dev
+      libopenblas-dev zlib1g-dev dataset-fashion-mnist python3-mpi4py python3-numpy)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

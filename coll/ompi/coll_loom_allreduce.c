@@ -32,9 +32,13 @@ static ompi_datatype_t *loom_element_type(ompi_datatype_t *dtype, size_t count,
                                           size_t *elems_p)
 {
     ompi_datatype_t *basic = dtype;
+    ptrdiff_t true_lb, true_extent;
     size_t size, basic_size;
 
-    if (!ompi_datatype_is_contiguous_memory_layout(dtype, count > 1 ? 2 : 1)) {
+    /* Loom sends and reduces raw bytes from the buffer address itself. */
+    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
+    if (true_lb != 0 ||
+        !ompi_datatype_is_contiguous_memory_layout(dtype, count > 1 ? 2 : 1)) {
         return NULL;
     }
     if (!ompi_datatype_is_predefined(dtype)) {
