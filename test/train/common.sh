@@ -1,0 +1,70 @@
+# shellcheck shell=bash
+# Sourced by the tests under test/train/: where things are, how to launch,
+# how to read the SUMMARY line.  Tests run from the build directory (make
+# check's working directory); scripts may live elsewhere (VPATH builds).
+set -eu
+
+# shellcheck disable=SC2034  # for the scripts that source this file
+{
+    top_src=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+    top_build=${abs_top_builddir:-$PWD}
+    train_mlp=$top_build/examples/train_mlp
+    compare_params=$top_build/test/train/compare_params
+}
+data=${LOOM_TRAIN_DATA:-/usr/share/datasets/fashion-mnist}
+
+# Root may run mpirun only when it says so; Open MPI finds Loom in the
+# build tree; one BLAS thread per rank, as ranks already share the cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top_build/.libs"
+export OPENBLAS_NUM_THREADS=1
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[ -f "$data/train-images-idx3-ubyte.gz" ] ||
+    skip "no Fashion-MNIST in $data (apt-get install dataset-fashion-mnist)"
+[ -x "$train_mlp" ] || fail "$train_mlp is not built"
+
+# loom_run NP OUT PROGRAM ARGS...: PROGRAM on NP ranks with Loom selected,
+# stdout and stderr in OUT (shown when the run fails).  More ranks than
+# cores need --oversubscribe; yielding keeps waiting ranks off the cores.
+loom_run() {
+    local np=$1 out=$2
+    shift 2
+    if ! timeout -k 5 "${LOOM_TEST_TIMEOUT:-100}" "${MPIRUN:-mpirun}" -np "$np" --oversubscribe \
+            --mca mpi_yield_when_idle 1 -x OPENBLAS_NUM_THREADS \
+            --mca coll_loom_priority 100 "$@" >"$out" 2>&1; then
+        cat "$out" >&2
+        fail "mpirun -np $np $* failed"
+    fi
+    grep '^SUMMARY' "$out" || true
+}
+
+# field NAME OUT: NAME's value in OUT's SUMMARY line.
+field() {
+    local v
+    v=$(sed -n "s/^SUMMARY.* $1=\([^ ]*\).*/\1/p" "$2")
+    [ -n "$v" ] || fail "no $1= in the SUMMARY line of $2"
+    echo "$v"
+}
+
+# check COND MESSAGE: COND is an awk expression.
+check() {
+    awk "BEGIN { exit !($1) }" || fail "$2"
+}
+
+# expect_loom OUT: Loom reduced this run's gradients (not a silent
+# fallback to Open MPI's allreduce): it ran at least one call per gradient
+# allreduce (the rest are the per-epoch statistics).
+expect_loom() {
+    local calls grads
+    calls=$(field loom_calls "$1")
+    grads=$(field grad_allreduces "$1")
+    [ "$calls" != n/a ] || fail "Loom is not loaded (loom_calls=n/a) in $1"
+    check "$calls > 0 && $calls >= $grads" \
+        "Loom ran $calls allreduces for $grads gradient allreduces in $1"
+}
