@@ -7,8 +7,9 @@ const char *const loom_allreduce_alg_names[] = {
     [LOOM_ALLREDUCE_ALG_COUNT] = NULL,
 };
 
-static const loom_plan_fn_t loom_allreduce_plans[LOOM_ALLREDUCE_ALG_COUNT] = {
-    [LOOM_ALLREDUCE_RING] = loom_allreduce_ring_plan,
+const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_COUNT] = {
+    [LOOM_ALLREDUCE_RING] = { .name = "ring", .plan = loom_allreduce_ring_plan,
+                              .noncommutative = 0, .segmented = 0 },
 };
 
 loom_allreduce_alg_t loom_allreduce_choose(const loom_coll_args_t *args,
@@ -39,5 +40,5 @@ loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *tea
     alg = loom_allreduce_choose(args, team, requested);
     loom_debug("coll", "allreduce: %zu x %zu bytes on %d ranks: %s", args->count,
                args->elem_size, team->size, loom_allreduce_alg_names[alg]);
-    return loom_allreduce_plans[alg](args, team, sched_p);
+    return loom_allreduce_algorithms[alg].plan(args, team, sched_p);
 }

@@ -23,6 +23,16 @@ extern const char *const loom_allreduce_alg_names[];
 typedef loom_status_t (*loom_plan_fn_t)(const loom_coll_args_t *args,
                                         loom_team_t *team, loom_sched_t **sched_p);
 
+/* One entry per algorithm, indexed by loom_allreduce_alg_t. */
+typedef struct loom_allreduce_algorithm {
+    const char      *name;
+    loom_plan_fn_t  plan;
+    int             noncommutative; /* reduces in rank order: any op works */
+    int             segmented;      /* honours args->seg_bytes and depth */
+} loom_allreduce_algorithm_t;
+
+extern const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_COUNT];
+
 loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args,
                                        loom_team_t *team, loom_sched_t **sched_p);
 
