@@ -1,4 +1,5 @@
 #include "sched.h"
+#include "pool.h"
 #include "tag.h"
 #include "common/log.h"
 
@@ -8,11 +9,24 @@
 loom_status_t loom_sched_create(loom_team_t *team, const loom_coll_args_t *args,
                                 unsigned alg_id, loom_sched_t **sched_p)
 {
-    loom_sched_t *sched = calloc(1, sizeof(*sched));
+    loom_sched_t *sched = team->spare_scheds;
 
-    if (sched == NULL) {
-        return LOOM_ERR_NO_MEMORY;
+    if (sched != NULL) {
+        team->spare_scheds = sched->next_spare;
+    } else {
+        sched = calloc(1, sizeof(*sched));
+        if (sched == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
     }
+    /* Keep the step and int arrays of a reused schedule, reset the rest. */
+    sched->next_spare    = NULL;
+    sched->nsteps        = 0;
+    sched->ndone         = 0;
+    sched->first_pending = 0;
+    sched->scratch       = NULL;
+    sched->build_status  = LOOM_OK;
+    sched->busy          = 0;
     sched->team   = team;
     sched->args   = *args;
     sched->alg_id = alg_id;
@@ -46,9 +60,23 @@ void loom_sched_destroy(loom_sched_t *sched)
                   sched->seq);
         return;
     }
-    free(sched->scratch);
-    free(sched->steps);
-    free(sched);
+    loom_pool_put(sched->scratch);
+    sched->scratch = NULL;
+    sched->next_spare = sched->team->spare_scheds;
+    sched->team->spare_scheds = sched;
+}
+
+void loom_sched_free_spares(loom_team_t *team)
+{
+    loom_sched_t *sched, *next;
+
+    for (sched = team->spare_scheds; sched != NULL; sched = next) {
+        next = sched->next_spare;
+        free(sched->ints);
+        free(sched->steps);
+        free(sched);
+    }
+    team->spare_scheds = NULL;
 }
 
 loom_status_t loom_sched_add(loom_sched_t *sched, const loom_step_desc_t *desc,
@@ -88,16 +116,106 @@ loom_status_t loom_sched_add(loom_sched_t *sched, const loom_step_desc_t *desc,
 loom_status_t loom_sched_alloc_scratch(loom_sched_t *sched, size_t bytes,
                                        void **scratch_p)
 {
+    loom_status_t status;
+
     if (sched->scratch != NULL) {
         return LOOM_ERR_INVALID_PARAM;
     }
-    sched->scratch = malloc(bytes ? bytes : 1);
-    if (sched->scratch == NULL) {
-        loom_error("coll", "cannot allocate %zu bytes of scratch", bytes);
-        return LOOM_ERR_NO_MEMORY;
+    status = loom_pool_get(bytes, &sched->scratch);
+    if (status != LOOM_OK) {
+        sched->build_status = status;
+        return status;
     }
     *scratch_p = sched->scratch;
     return LOOM_OK;
+}
+
+loom_status_t loom_sched_alloc_ints(loom_sched_t *sched, int n, int **ints_p)
+{
+    int *ints;
+
+    if (n > sched->ints_capacity) {
+        ints = realloc(sched->ints, sizeof(int) * (size_t)n);
+        if (ints == NULL) {
+            sched->build_status = LOOM_ERR_NO_MEMORY;
+            return LOOM_ERR_NO_MEMORY;
+        }
+        sched->ints = ints;
+        sched->ints_capacity = n;
+    }
+    *ints_p = sched->ints;
+    return LOOM_OK;
+}
+
+/* Append desc unless it is empty; remember the first failure. */
+static int loom_sched_build(loom_sched_t *sched, const loom_step_desc_t *desc,
+                            loom_deps_t deps)
+{
+    loom_step_desc_t d = *desc;
+    loom_status_t status;
+    int i, index;
+
+    if (sched->build_status != LOOM_OK) {
+        return -1;
+    }
+    for (i = 0; i < deps.n; ++i) {
+        d.deps[i] = deps.d[i];
+    }
+    d.ndeps = deps.n;
+    status = loom_sched_add(sched, &d, &index);
+    if (status != LOOM_OK) {
+        sched->build_status = status;
+        return -1;
+    }
+    return index;
+}
+
+int loom_sched_send(loom_sched_t *sched, int peer, uint32_t tag_step, const void *buf,
+                    size_t bytes, loom_deps_t deps)
+{
+    if (bytes == 0) {
+        return -1;
+    }
+    return loom_sched_build(sched, &(loom_step_desc_t){
+                                .type = LOOM_STEP_SEND, .peer = peer,
+                                .tag_step = tag_step, .src = buf, .bytes = bytes },
+                            deps);
+}
+
+int loom_sched_recv(loom_sched_t *sched, int peer, uint32_t tag_step, void *buf,
+                    size_t bytes, loom_deps_t deps)
+{
+    if (bytes == 0) {
+        return -1;
+    }
+    return loom_sched_build(sched, &(loom_step_desc_t){
+                                .type = LOOM_STEP_RECV, .peer = peer,
+                                .tag_step = tag_step, .dst = buf, .bytes = bytes },
+                            deps);
+}
+
+int loom_sched_reduce(loom_sched_t *sched, const void *src, void *dst, size_t bytes,
+                      loom_deps_t deps)
+{
+    if (bytes == 0) {
+        return -1;
+    }
+    return loom_sched_build(sched, &(loom_step_desc_t){
+                                .type = LOOM_STEP_REDUCE, .src = src, .dst = dst,
+                                .bytes = bytes },
+                            deps);
+}
+
+int loom_sched_copy(loom_sched_t *sched, const void *src, void *dst, size_t bytes,
+                    loom_deps_t deps)
+{
+    if (bytes == 0 || src == dst) {
+        return -1;
+    }
+    return loom_sched_build(sched, &(loom_step_desc_t){
+                                .type = LOOM_STEP_COPY, .src = src, .dst = dst,
+                                .bytes = bytes },
+                            deps);
 }
 
 static int loom_sched_deps_done(const loom_sched_t *sched, const loom_step_t *step)

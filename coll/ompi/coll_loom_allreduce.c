@@ -91,9 +91,7 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
         .in_place = (sbuf == MPI_IN_PLACE),
         .op = { .fn = loom_ompi_reduce, .ctx = &reduce_ctx, .commutative = 1 },
     };
-    status = loom_allreduce_plan(&args, module->team,
-                                 (loom_allreduce_alg_t)c->config.allreduce_algorithm,
-                                 &sched);
+    status = loom_allreduce_plan(&args, module->team, &c->config, &sched);
     if (status == LOOM_ERR_UNSUPPORTED) {
         goto fallback;
     } else if (status != LOOM_OK) {

@@ -1,7 +1,9 @@
-/* Ring allreduce on the loopback transport: 1..32 ranks, random sizes,
- * in place and not, results checked against a sum computed here. */
+/* Allreduce algorithms on the loopback transport (ring at 1..32 ranks,
+ * every algorithm at 1..64 with random sizes and pipelining), checked
+ * against a sum computed here; and the selection. */
 #include "loopback_harness.h"
 #include "coll/core/partition.h"
+#include "coll/core/coll_config.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -15,8 +17,10 @@ static double input_value(int r, size_t i, unsigned salt)
     return (double)((int)((i * 2654435761u + (unsigned)r * 40503u + salt) % 2001u) - 1000);
 }
 
-/* Runs one allreduce of count doubles on p ranks and checks every rank. */
-static void check_ring(int p, size_t count, int in_place, unsigned seed)
+/* Runs one allreduce of count doubles on p ranks with algorithm alg and
+ * checks every rank. */
+static void check_alg(loom_allreduce_alg_t alg, int p, size_t count, int in_place,
+                      unsigned seed, size_t seg_bytes, int depth)
 {
     loom_coll_args_t *args = calloc((size_t)p, sizeof(*args));
     double **in = calloc((size_t)p, sizeof(*in));
@@ -38,18 +42,20 @@ static void check_ring(int p, size_t count, int in_place, unsigned seed)
             .sendbuf = in_place ? NULL : in[r], .recvbuf = out[r], .count = count,
             .elem_size = sizeof(double), .in_place = in_place,
             .op = { .fn = harness_sum_double, .commutative = 1 },
+            .seg_bytes = seg_bytes, .depth = depth,
         };
     }
 
     harness_init(&h, p);
-    ck_assert_msg(harness_run(&h, loom_allreduce_ring_plan, args, seed) == LOOM_OK,
-                  "ring allreduce p=%d count=%zu in_place=%d did not complete",
-                  p, count, in_place);
+    ck_assert_msg(harness_run(&h, loom_allreduce_algorithms[alg].plan, args, seed) == LOOM_OK,
+                  "%s allreduce p=%d count=%zu in_place=%d did not complete",
+                  loom_allreduce_alg_names[alg], p, count, in_place);
     for (r = 0; r < p; ++r) {
         for (i = 0; i < count; ++i) {
             ck_assert_msg(out[r][i] == expect[i],
-                          "p=%d count=%zu rank %d element %zu: %g, expected %g",
-                          p, count, r, i, out[r][i], expect[i]);
+                          "%s p=%d count=%zu rank %d element %zu: %g, expected %g",
+                          loom_allreduce_alg_names[alg], p, count, r, i, out[r][i],
+                          expect[i]);
         }
         /* Replicas must be bitwise identical, not just close. */
         ck_assert(count == 0 || memcmp(out[r], out[0], count * sizeof(double)) == 0);
@@ -62,7 +68,9 @@ static void check_ring(int p, size_t count, int in_place, unsigned seed)
         sent_elems = p == 1 ? 0
                      : 2 * count - loom_block_count(count, p, (r + 1) % p)
                                  - loom_block_count(count, p, (r + 2) % p);
-        ck_assert_uint_eq(loom_loopback_bytes_sent(h.lb, r), sent_elems * sizeof(double));
+        if (alg == LOOM_ALLREDUCE_RING) {
+            ck_assert_uint_eq(loom_loopback_bytes_sent(h.lb, r), sent_elems * sizeof(double));
+        }
     }
     ck_assert_int_eq(loom_loopback_pending(h.lb), 0);
     harness_fini(&h);
@@ -75,6 +83,11 @@ static void check_ring(int p, size_t count, int in_place, unsigned seed)
     free(out);
     free(expect);
     free(args);
+}
+
+static void check_ring(int p, size_t count, int in_place, unsigned seed)
+{
+    check_alg(LOOM_ALLREDUCE_RING, p, count, in_place, seed, 0, 0);
 }
 
 START_TEST(test_ring_edge_counts)
@@ -101,6 +114,25 @@ START_TEST(test_ring_random_sizes)
     for (k = 0; k < 6; ++k) {
         p = 1 + rand() % 32;
         check_ring(p, (size_t)(rand() % 5000), rand() % 2, seed + (unsigned)k);
+    }
+}
+END_TEST
+
+/* Every algorithm at 1..64 ranks with random sizes and pipelining. */
+START_TEST(test_every_algorithm)
+{
+    unsigned seed = 2000u + (unsigned)_i;
+    int alg, p, k;
+    size_t count;
+
+    srand(seed);
+    for (alg = 1; alg < LOOM_ALLREDUCE_ALG_COUNT; ++alg) {
+        for (k = 0; k < 4; ++k) {
+            p = 1 + rand() % 64;
+            count = (size_t)(rand() % 3 == 0 ? rand() % (2 * p + 2) : rand() % 20000);
+            check_alg((loom_allreduce_alg_t)alg, p, count, rand() % 2, seed + (unsigned)k,
+                      (size_t)(rand() % 3) * 8 * (size_t)(1 + rand() % 300), rand() % 5);
+        }
     }
 }
 END_TEST
@@ -149,20 +181,95 @@ START_TEST(test_ring_refuses_noncommutative)
 }
 END_TEST
 
-START_TEST(test_allreduce_choice)
+static loom_coll_config_t default_config(void)
 {
+    loom_coll_config_t cfg;
+
+    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &cfg), LOOM_OK);
+    return cfg;
+}
+
+/* The cost model's picks at the extremes, and what settings force. */
+START_TEST(test_allreduce_select)
+{
+    loom_coll_config_t cfg = default_config();
+    loom_allreduce_choice_t ch;
+    size_t bytes;
+    int p;
+
+    /* Tiny messages: the fewest rounds. */
+    loom_allreduce_select(&cfg, 8, 8, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_RD);
+    ck_assert_int_eq(ch.forced, 0);
+    /* Large messages: a bandwidth-optimal algorithm, never doubling. */
+    loom_allreduce_select(&cfg, 4, 64u << 20, 1, &ch);
+    ck_assert(ch.alg == LOOM_ALLREDUCE_RING || ch.alg == LOOM_ALLREDUCE_RABENSEIFNER);
+    /* Non-commutative: only algorithms that reduce in rank order, at every size. */
+    for (p = 2; p <= 64; p += 7) {
+        for (bytes = 8; bytes <= (256u << 20); bytes *= 4) {
+            loom_allreduce_select(&cfg, p, bytes, 0, &ch);
+            ck_assert_msg(loom_allreduce_algorithms[ch.alg].noncommutative,
+                          "p=%d bytes=%zu picked %s for a non-commutative op", p, bytes,
+                          loom_allreduce_alg_names[ch.alg]);
+        }
+    }
+    /* Forced: taken as given, except where it cannot keep rank order. */
+    cfg.allreduce_algorithm = LOOM_ALLREDUCE_DBTREE;
+    cfg.allreduce_segment = 12345;
+    cfg.allreduce_depth = 3;
+    loom_allreduce_select(&cfg, 16, 8, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_DBTREE);
+    ck_assert_int_eq(ch.forced, 1);
+    ck_assert_uint_eq(ch.seg_bytes, 12345);
+    ck_assert_int_eq(ch.depth, 3);
+    loom_allreduce_select(&cfg, 16, 8, 0, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_RD);
+}
+END_TEST
+
+/* A faster link makes bandwidth-optimal algorithms win later; a slower
+ * per-message cost makes them win earlier.  The crossover moves the way
+ * the alpha-beta model says. */
+static size_t crossover(const loom_coll_config_t *cfg, int p)
+{
+    loom_allreduce_choice_t ch;
+    size_t bytes;
+
+    for (bytes = 8; bytes <= (1u << 30); bytes *= 2) {
+        loom_allreduce_select(cfg, p, bytes, 1, &ch);
+        if (ch.alg != LOOM_ALLREDUCE_RD) {
+            return bytes;
+        }
+    }
+    return 0;
+}
+
+START_TEST(test_allreduce_select_crossover)
+{
+    loom_coll_config_t cfg = default_config();
+    size_t base = crossover(&cfg, 8), cheap_msgs;
+
+    ck_assert_uint_gt(base, 8);
+    cfg.cost_alpha_ns /= 10;
+    cheap_msgs = crossover(&cfg, 8);
+    ck_assert_uint_lt(cheap_msgs, base);
+}
+END_TEST
+
+START_TEST(test_allreduce_plan_rejects_bad_algorithm)
+{
+    loom_coll_config_t cfg = default_config();
     loom_coll_args_t args = { .count = 10, .elem_size = 8 };
     loom_sched_t *sched = NULL;
     harness_t h;
 
     harness_init(&h, 2);
-    ck_assert_int_eq(loom_allreduce_choose(&args, h.teams[0], LOOM_ALLREDUCE_AUTO),
-                     LOOM_ALLREDUCE_RING);
-    ck_assert_str_eq(loom_allreduce_alg_names[LOOM_ALLREDUCE_RING], "ring");
+    cfg.allreduce_algorithm = LOOM_ALLREDUCE_ALG_COUNT;
     loom_log_set_level((loom_log_level_t)-1);
-    ck_assert_int_eq(loom_allreduce_plan(&args, h.teams[0], LOOM_ALLREDUCE_ALG_COUNT,
-                                         &sched), LOOM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(loom_allreduce_plan(&args, h.teams[0], &cfg, &sched),
+                     LOOM_ERR_INVALID_PARAM);
     loom_log_set_level(LOOM_LOG_WARN);
+    ck_assert_ptr_null(sched);
     harness_fini(&h);
 }
 END_TEST
@@ -177,9 +284,12 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_ring_edge_counts, 1, 33);
     tcase_add_loop_test(tc, test_ring_random_sizes, 0, 8);
+    tcase_add_loop_test(tc, test_every_algorithm, 0, 12);
     tcase_add_test(tc, test_ring_u32_wraps);
     tcase_add_test(tc, test_ring_refuses_noncommutative);
-    tcase_add_test(tc, test_allreduce_choice);
+    tcase_add_test(tc, test_allreduce_select);
+    tcase_add_test(tc, test_allreduce_select_crossover);
+    tcase_add_test(tc, test_allreduce_plan_rejects_bad_algorithm);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
