@@ -2,8 +2,9 @@
  * MPI_Allreduce through the engine.
  *
  * Loom takes a call when the data is contiguous and made of one predefined
- * type and the op is commutative; anything else goes to the module Open
- * MPI selected before Loom, and is counted.
+ * type; anything else goes to the module Open MPI selected before Loom, and
+ * is counted.  Non-commutative ops are reduced in rank order by the
+ * algorithms that can (the selection only picks those).
  */
 #include "coll_loom.h"
 
@@ -82,15 +83,19 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
     size_t elems, esize;
 
     reduce_ctx.dtype = loom_element_type(dtype, (size_t)count, &elems);
-    if (reduce_ctx.dtype == NULL || !ompi_op_is_commute(op) || module->team == NULL) {
+    if (reduce_ctx.dtype == NULL || module->team == NULL) {
         goto fallback;
     }
     ompi_datatype_type_size(reduce_ctx.dtype, &esize);
     args = (loom_coll_args_t){
         .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize,
         .in_place = (sbuf == MPI_IN_PLACE),
-        .op = { .fn = loom_ompi_reduce, .ctx = &reduce_ctx, .commutative = 1 },
+        .op = { .fn = mca_coll_loom_kernel(op, reduce_ctx.dtype),
+                .ctx = &reduce_ctx, .commutative = ompi_op_is_commute(op) },
     };
+    if (args.op.fn == NULL) {
+        args.op.fn = loom_ompi_reduce; /* user ops and the rarer types */
+    }
     status = loom_allreduce_plan(&args, module->team, &c->config, &sched);
     if (status == LOOM_ERR_UNSUPPORTED) {
         goto fallback;
