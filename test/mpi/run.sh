@@ -1,0 +1,72 @@
+#!/bin/sh
+# Run one MPI test case under mpirun: automake's log compiler for .mpitest.
+#
+#   test/mpi/run.sh [DIR/]<program>.np<N>.<shm|tcp>.mpitest
+#
+# The case name is not a file: it names the program (built in
+# test/mpi/ of the build tree), the number of ranks, and the transport of
+# Loom's own UCX context (shm: UCX's default choice, which is shared memory
+# on one host; tcp: LOOM_UCX_TLS=tcp).  Run from the top build directory,
+# as make check does, or with abs_top_builddir set.
+#
+# Exit status: the program's (77: skipped), or 1 when the run printed a UCX
+# error or warning or a Loom error or warning, e.g. an endpoint that did
+# not close cleanly at finalize over TCP, though every check passed.
+
+set -u
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 <program>.np<N>.<shm|tcp>.mpitest" >&2
+    exit 2
+fi
+
+case_name=$(basename "$1")
+case_name=${case_name%.mpitest}
+transport=${case_name##*.}
+rest=${case_name%.*}
+np=${rest##*.np}
+program=${rest%.np*}
+
+case $np in
+    ''|*[!0-9]*) echo "$0: no rank count in '$1'" >&2; exit 2 ;;
+esac
+case $transport in
+    shm) unset LOOM_UCX_TLS ;;
+    tcp) LOOM_UCX_TLS=tcp; export LOOM_UCX_TLS ;;
+    *) echo "$0: transport '$transport' in '$1' is neither shm nor tcp" >&2; exit 2 ;;
+esac
+
+builddir=${abs_top_builddir:-$PWD}
+exe=$builddir/test/mpi/$program
+if [ ! -x "$exe" ]; then
+    echo "$0: $exe is not built (run from the top build directory)" >&2
+    exit 2
+fi
+
+OMPI_ALLOW_RUN_AS_ROOT=1
+OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OMPI_MCA_mca_base_component_path=SYS_DEFAULT:$builddir/.libs
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_mca_base_component_path
+
+# stderr is kept apart to be searched, then shown after stdout.
+errfile=$(mktemp "${TMPDIR:-/tmp}/loom-mpitest.XXXXXX") || exit 2
+trap 'rm -f "$errfile"' EXIT
+
+echo "$case_name: ranks $np, transport $transport, $exe"
+timeout 300 "${MPIRUN:-mpirun}" -np "$np" --oversubscribe \
+    --mca mpi_yield_when_idle 1 --mca coll_loom_priority 100 --bind-to none \
+    "$exe" </dev/null 2>"$errfile"
+status=$?
+cat "$errfile" >&2
+
+if [ $status -eq 124 ]; then
+    echo "$case_name: timed out after 300 s" >&2
+    exit 1
+fi
+if grep -E 'UCX  (ERROR|WARN)|^\[loom[^]]*\] (error|warn) ' "$errfile" >/dev/null; then
+    echo "$case_name: UCX or Loom reported errors or warnings (above)" >&2
+    if [ $status -eq 0 ] || [ $status -eq 77 ]; then
+        status=1
+    fi
+fi
+exit $status
