@@ -15,9 +15,12 @@
  * the data, against 2(p-1)/p for ring and Rabenseifner.
  *
  * Each round combines two contiguous groups of ranks, the lower group's
- * data as src: non-commutative ops are reduced in rank order.  When the
- * partner is the higher group the result lands in the scratch buffer and
- * the two buffers swap roles instead of copying back.
+ * data as src, on both sides of the exchange, even for commutative ops:
+ * both compute the very same expression, so replicas stay bitwise
+ * identical (MIN of NaN and a number, or of -0 and +0, depends on the
+ * operand order), and non-commutative ops are reduced in rank order.  When
+ * the partner is the higher group the result lands in the scratch buffer
+ * and the two buffers swap roles instead of copying back.
  */
 #include "allreduce.h"
 #include "partition.h"
@@ -61,7 +64,7 @@ loom_status_t loom_allreduce_rd_plan(const loom_coll_args_t *args, loom_team_t *
                                bytes, LOOM_DEPS(last));
         recv = loom_sched_recv(sched, loom_fold_real(&fold, vpeer), (uint32_t)round, tmp,
                                bytes, LOOM_DEPS(busy[0], busy[1]));
-        if (vpeer < fold.vrank || args->op.commutative) {
+        if (vpeer < fold.vrank) {
             /* cur = theirs (op) cur, once the send of cur has left. */
             red = loom_sched_reduce(sched, tmp, cur, bytes, LOOM_DEPS(recv, send));
             busy[0] = red;

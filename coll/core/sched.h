@@ -58,7 +58,20 @@ typedef struct loom_sched {
     int                 nsteps;
     int                 capacity;
     int                 ndone;
-    int                 first_pending; /* every step before it is done */
+    /* Executor state, built at the first progress call: per step the deps
+     * not yet done, the steps that wait on it (CSR), a FIFO of ready steps
+     * and the list of posted ones.  Progress then costs O(posted + ready),
+     * not O(steps). */
+    int                 prepared;
+    int                 *exec;          /* one block for the arrays below */
+    int                 exec_capacity;
+    int                 *pending_deps;
+    int                 *dependents_at; /* nsteps + 1 offsets into dependents */
+    int                 *dependents;
+    int                 *ready;
+    int                 ready_head, ready_tail;
+    int                 *posted;
+    int                 nposted;
     void                *scratch;      /* from the pool */
     int                 *ints;         /* algorithm bookkeeping, kept for reuse */
     int                 ints_capacity;
