@@ -47,6 +47,7 @@ typedef struct bench_case {
     int             is_stream;  /* the reference add instead of a kernel */
 } bench_case_t;
 
+/* STREAM first: the ratios divide by entry 0. */
 static const bench_case_t bench_cases[] = {
     { .name = "stream add c=a+b (double)", .dtype = LOOM_DTYPE_DOUBLE, .is_stream = 1 },
     { .name = "loom sum float",  .op = LOOM_OP_SUM, .dtype = LOOM_DTYPE_FLOAT },
@@ -152,32 +153,33 @@ static void *bench_alloc(size_t bytes)
     return p;
 }
 
-/* Values that keep every op finite and away from denormals however many
- * passes run: src adds a little, dst starts at 1. */
-static void bench_fill(loom_dtype_t dtype, void *src, void *dst, void *third,
-                       size_t bytes)
-{
-    size_t i;
+/*
+ * Every byte 0x3f is a modest, positive, normal value in every type (float
+ * 0.75, double 4.8e-4, int8 63), and stays finite and normal through the
+ * thousands of passes of a sample, so no case hits slow denormal or NaN
+ * paths.  dst is reset before each sample because the cases share it.
+ */
+#define BENCH_FILL_BYTE 0x3f
 
-    switch (dtype) {
-    case LOOM_DTYPE_FLOAT:
-        for (i = 0; i < bytes / sizeof(float); i++) {
-            ((float *)src)[i] = 1e-3f;
-            ((float *)dst)[i] = 1.0f;
+/* One sample of a case: GB/s over passes passes. */
+static double bench_sample(const bench_case_t *bc, void *src, void *dst,
+                           void *third, size_t bytes, long passes)
+{
+    loom_reduce_fn_t fn = bc->is_stream ? NULL : loom_reduce_kernel(bc->op, bc->dtype);
+    size_t count = bytes / loom_dtype_size(bc->dtype);
+    double t0;
+    long p;
+
+    memset(dst, BENCH_FILL_BYTE, bytes);
+    t0 = bench_now_ns();
+    for (p = 0; p < passes; p++) {
+        if (bc->is_stream) {
+            bench_stream_add(src, dst, third, count);
+        } else {
+            fn(src, dst, count, NULL);
         }
-        break;
-    case LOOM_DTYPE_DOUBLE:
-        for (i = 0; i < bytes / sizeof(double); i++) {
-            ((double *)src)[i] = 1e-3;
-            ((double *)dst)[i] = 1.0;
-            ((double *)third)[i] = 0.0;
-        }
-        break;
-    default:
-        memset(src, 3, bytes);
-        memset(dst, 1, bytes);
-        break;
     }
+    return 3.0 * (double)bytes * (double)passes / (bench_now_ns() - t0); /* bytes/ns */
 }
 
 static int bench_cmp_double(const void *a, const void *b)
@@ -187,71 +189,58 @@ static int bench_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* GB/s of the best and the median of reps samples. */
-static void bench_measure(const bench_case_t *bc, void *src, void *dst,
-                          void *third, size_t bytes, int reps,
-                          double *best_p, double *median_p)
-{
-    loom_reduce_fn_t fn = bc->is_stream ? NULL : loom_reduce_kernel(bc->op, bc->dtype);
-    size_t count = bytes / loom_dtype_size(bc->dtype);
-    double rates[64];
-    long passes = 1;
-    int r;
-
-    bench_fill(bc->dtype, src, dst, third, bytes);
-    for (r = -1; r < reps; r++) {
-        double t0, t;
-        long p;
-
-        t0 = bench_now_ns();
-        for (p = 0; p < passes; p++) {
-            if (bc->is_stream) {
-                bench_stream_add(src, dst, third, count);
-            } else {
-                fn(src, dst, count, NULL);
-            }
-        }
-        t = bench_now_ns() - t0;
-        if (r < 0) {
-            /* The warm-up pass also sizes the samples. */
-            if (t < BENCH_SAMPLE_NS) {
-                passes = (long)(BENCH_SAMPLE_NS / (t > 1.0 ? t : 1.0)) + 1;
-            }
-            continue;
-        }
-        rates[r] = 3.0 * (double)bytes * (double)passes / t; /* bytes/ns = GB/s */
-    }
-    qsort(rates, (size_t)reps, sizeof(rates[0]), bench_cmp_double);
-    *best_p = rates[reps - 1];
-    *median_p = reps % 2 ? rates[reps / 2] : (rates[reps / 2 - 1] + rates[reps / 2]) / 2;
-}
-
+/*
+ * All cases over buffers of the given size.  Samples are interleaved (a
+ * round of every case, reps times) so that STREAM and the kernels share
+ * whatever else the machine is doing, and the ratios stay fair on a busy
+ * machine.
+ */
 static void bench_run_size(const bench_settings_t *set, size_t bytes, const char *title)
 {
     void *src = bench_alloc(bytes);
     void *dst = bench_alloc(bytes);
     void *third = bench_alloc(bytes);
-    double stream_best = 0, stream_median = 0;
-    size_t i;
+    double rates[BENCH_NCASES][64];
+    long passes[BENCH_NCASES];
+    double best[BENCH_NCASES], median[BENCH_NCASES];
+    int reps = set->reps;
+    size_t c;
+    int r;
 
-    printf("\n%s: %.2f MiB per buffer, %d samples\n", title, bytes / BENCH_MIB, set->reps);
+    memset(src, BENCH_FILL_BYTE, bytes);
+    memset(third, 0, bytes);
+    /* A warm-up sample per case, which also sizes its samples: in cache a
+     * pass takes microseconds, too short for the clock. */
+    for (c = 0; c < BENCH_NCASES; c++) {
+        double gbs = bench_sample(&bench_cases[c], src, dst, third, bytes, 1);
+        double pass_ns = 3.0 * (double)bytes / gbs;
+
+        passes[c] = pass_ns < BENCH_SAMPLE_NS ? (long)(BENCH_SAMPLE_NS / pass_ns) + 1 : 1;
+    }
+    for (r = 0; r < reps; r++) {
+        for (c = 0; c < BENCH_NCASES; c++) {
+            rates[c][r] = bench_sample(&bench_cases[c], src, dst, third, bytes, passes[c]);
+        }
+    }
+    for (c = 0; c < BENCH_NCASES; c++) {
+        qsort(rates[c], (size_t)reps, sizeof(rates[c][0]), bench_cmp_double);
+        best[c] = rates[c][reps - 1];
+        median[c] = reps % 2 ? rates[c][reps / 2]
+                             : (rates[c][reps / 2 - 1] + rates[c][reps / 2]) / 2;
+    }
+
+    printf("\n%s: %.2f MiB per buffer, %d samples\n", title, bytes / BENCH_MIB, reps);
     printf("  %-27s %11s %13s %16s %18s\n", "", "best GB/s", "median GB/s",
            "best/STREAM", "median/STREAM");
-    for (i = 0; i < BENCH_NCASES; i++) {
-        double best, median;
-
-        bench_measure(&bench_cases[i], src, dst, third, bytes, set->reps, &best, &median);
-        if (bench_cases[i].is_stream) {
-            stream_best = best;
-            stream_median = median;
-            printf("  %-27s %11.2f %13.2f\n", bench_cases[i].name, best, median);
-        } else {
-            printf("  %-27s %11.2f %13.2f %15.0f%% %17.0f%%\n", bench_cases[i].name,
-                   best, median, 100.0 * best / stream_best,
-                   100.0 * median / stream_median);
+    for (c = 0; c < BENCH_NCASES; c++) {
+        printf("  %-27s %11.2f %13.2f", bench_cases[c].name, best[c], median[c]);
+        if (!bench_cases[c].is_stream) {
+            printf(" %15.0f%% %17.0f%%", 100.0 * best[c] / best[0],
+                   100.0 * median[c] / median[0]);
         }
-        fflush(stdout);
+        printf("\n");
     }
+    fflush(stdout);
     free(src);
     free(dst);
     free(third);
