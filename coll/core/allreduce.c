@@ -4,40 +4,43 @@
 const char *const loom_allreduce_alg_names[] = {
     [LOOM_ALLREDUCE_AUTO] = "auto",
     [LOOM_ALLREDUCE_RING] = "ring",
+    [LOOM_ALLREDUCE_RD] = "recursive_doubling",
+    [LOOM_ALLREDUCE_RABENSEIFNER] = "rabenseifner",
+    [LOOM_ALLREDUCE_DBTREE] = "double_binary_tree",
     [LOOM_ALLREDUCE_ALG_COUNT] = NULL,
 };
 
-static const loom_plan_fn_t loom_allreduce_plans[LOOM_ALLREDUCE_ALG_COUNT] = {
-    [LOOM_ALLREDUCE_RING] = loom_allreduce_ring_plan,
+const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_COUNT] = {
+    [LOOM_ALLREDUCE_RING] = { .name = "ring", .plan = loom_allreduce_ring_plan,
+                              .noncommutative = 0, .segmented = 1 },
+    [LOOM_ALLREDUCE_RD] = { .name = "recursive_doubling", .plan = loom_allreduce_rd_plan,
+                            .noncommutative = 1, .segmented = 0 },
+    [LOOM_ALLREDUCE_RABENSEIFNER] = { .name = "rabenseifner",
+                                      .plan = loom_allreduce_rabenseifner_plan,
+                                      .noncommutative = 1, .segmented = 0 },
+    [LOOM_ALLREDUCE_DBTREE] = { .name = "double_binary_tree",
+                                .plan = loom_allreduce_dbtree_plan,
+                                .noncommutative = 0, .segmented = 1 },
 };
 
-loom_allreduce_alg_t loom_allreduce_choose(const loom_coll_args_t *args,
-                                           const loom_team_t *team,
-                                           loom_allreduce_alg_t requested)
-{
-    (void)args;
-    (void)team;
-    if (requested != LOOM_ALLREDUCE_AUTO) {
-        return requested;
-    }
-    /* Ring is the one algorithm so far; the cost model arrives with the
-     * algorithm suite. */
-    return LOOM_ALLREDUCE_RING;
-}
-
 loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *team,
-                                  loom_allreduce_alg_t requested,
-                                  loom_sched_t **sched_p)
+                                  const loom_coll_config_t *cfg, loom_sched_t **sched_p)
 {
-    loom_allreduce_alg_t alg;
+    loom_allreduce_choice_t choice;
+    loom_coll_args_t a = *args;
 
-    if ((int)requested < 0 || requested >= LOOM_ALLREDUCE_ALG_COUNT) {
+    if (cfg->allreduce_algorithm < 0 || cfg->allreduce_algorithm >= LOOM_ALLREDUCE_ALG_COUNT) {
         loom_error("coll", "allreduce algorithm %d is not one of 0..%d",
-                   (int)requested, LOOM_ALLREDUCE_ALG_COUNT - 1);
+                   cfg->allreduce_algorithm, LOOM_ALLREDUCE_ALG_COUNT - 1);
         return LOOM_ERR_INVALID_PARAM;
     }
-    alg = loom_allreduce_choose(args, team, requested);
-    loom_debug("coll", "allreduce: %zu x %zu bytes on %d ranks: %s", args->count,
-               args->elem_size, team->size, loom_allreduce_alg_names[alg]);
-    return loom_allreduce_plans[alg](args, team, sched_p);
+    loom_allreduce_select(cfg, team->size, args->count * args->elem_size,
+                          args->op.commutative, &choice);
+    a.seg_bytes = choice.seg_bytes;
+    a.depth = choice.depth;
+    loom_debug("coll", "allreduce: %zu x %zu bytes on %d ranks: %s (%s), segment %zu, "
+               "depth %d", args->count, args->elem_size, team->size,
+               loom_allreduce_alg_names[choice.alg],
+               choice.forced ? "forced" : "cost model", choice.seg_bytes, choice.depth);
+    return loom_allreduce_algorithms[choice.alg].plan(&a, team, sched_p);
 }

@@ -8,12 +8,17 @@
 #ifndef LOOM_ALLREDUCE_H
 #define LOOM_ALLREDUCE_H
 
+#include "coll_config.h"
+#include "partition.h"
 #include "sched.h"
 
 /* Values go into message tags (LOOM_TAG_ALG_BITS): never reuse one. */
 typedef enum loom_allreduce_alg {
     LOOM_ALLREDUCE_AUTO = 0,   /* let Loom choose */
     LOOM_ALLREDUCE_RING = 1,
+    LOOM_ALLREDUCE_RD = 2,            /* recursive doubling */
+    LOOM_ALLREDUCE_RABENSEIFNER = 3,  /* recursive halving + doubling */
+    LOOM_ALLREDUCE_DBTREE = 4,        /* double binary tree, pipelined */
     LOOM_ALLREDUCE_ALG_COUNT
 } loom_allreduce_alg_t;
 
@@ -23,18 +28,49 @@ extern const char *const loom_allreduce_alg_names[];
 typedef loom_status_t (*loom_plan_fn_t)(const loom_coll_args_t *args,
                                         loom_team_t *team, loom_sched_t **sched_p);
 
+/* One entry per algorithm, indexed by loom_allreduce_alg_t. */
+typedef struct loom_allreduce_algorithm {
+    const char      *name;
+    loom_plan_fn_t  plan;
+    int             noncommutative; /* reduces in rank order: any op works */
+    int             segmented;      /* honours args->seg_bytes and depth */
+} loom_allreduce_algorithm_t;
+
+extern const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_COUNT];
+
 loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args,
                                        loom_team_t *team, loom_sched_t **sched_p);
+loom_status_t loom_allreduce_rd_plan(const loom_coll_args_t *args,
+                                     loom_team_t *team, loom_sched_t **sched_p);
+loom_status_t loom_allreduce_rabenseifner_plan(const loom_coll_args_t *args,
+                                               loom_team_t *team, loom_sched_t **sched_p);
+loom_status_t loom_allreduce_dbtree_plan(const loom_coll_args_t *args,
+                                         loom_team_t *team, loom_sched_t **sched_p);
 
-/* Resolve LOOM_ALLREDUCE_AUTO to an algorithm for these arguments. */
-loom_allreduce_alg_t loom_allreduce_choose(const loom_coll_args_t *args,
-                                           const loom_team_t *team,
-                                           loom_allreduce_alg_t requested);
+/* The non-power-of-two fold shared by recursive doubling and Rabenseifner
+ * (allreduce_fold.c); see loom_fold_t.  loom_fold_pre returns the step
+ * after which buf holds this rank's part (for a rank that sits out: its
+ * send), loom_fold_post hands the result back after step dep. */
+int loom_fold_pre(loom_sched_t *sched, const loom_fold_t *fold, char *buf,
+                  char *scratch, size_t bytes, int dep);
+void loom_fold_post(loom_sched_t *sched, const loom_fold_t *fold, char *buf,
+                    size_t bytes, int dep);
 
-/* Build the schedule of the requested (or chosen) algorithm.
+typedef struct loom_allreduce_choice {
+    loom_allreduce_alg_t    alg;
+    size_t                  seg_bytes;  /* 0: not segmented */
+    int                     depth;
+    int                     forced;     /* by a setting, not the cost model */
+} loom_allreduce_choice_t;
+
+/* The algorithm, segment size and depth for bytes on p ranks: the cost
+ * model's choice unless the settings force one (allreduce_select.c). */
+void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
+                           int commutative, loom_allreduce_choice_t *choice_p);
+
+/* Select, then build the schedule of the chosen algorithm.
  * LOOM_ERR_UNSUPPORTED means "hand this call to another implementation". */
 loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *team,
-                                  loom_allreduce_alg_t requested,
-                                  loom_sched_t **sched_p);
+                                  const loom_coll_config_t *cfg, loom_sched_t **sched_p);
 
 #endif

@@ -1,80 +1,92 @@
 /*
  * Ring allreduce: a reduce-scatter ring, then an allgather ring, in place
- * in the receive buffer.
+ * in the receive buffer, pipelined in segments.
  *
- *   reduce-scatter, step k = 0..p-2 (rank r, blocks mod p):
+ *   reduce-scatter, round k = 0..p-2 (rank r, blocks mod p):
  *     send block r-k to r+1; receive block r-k-1 from r-1 into a scratch
- *     slot and reduce it into the local block.  After p-1 steps rank r holds
- *     the full sum of block r+1.
- *   allgather, step k = 0..p-2:
+ *     slot and reduce it into the local block.  After p-1 rounds rank r
+ *     holds the full sum of block r+1.
+ *   allgather, round k = 0..p-2:
  *     send block r+1-k to r+1; receive block r-k from r-1 in place.
  *
  *     r0 --> r1 --> r2 --> ... --> r(p-1) --+
  *      ^-----------------------------------+
  *
- * Cost: 2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma.  Bandwidth
- * optimal (each rank sends and receives 2(p-1)/p n bytes, the lower bound),
- * so it wins for large n; its 2(p-1) latency terms lose to logarithmic
- * algorithms for small n.
+ * Pipelining: each block travels in segments of seg_bytes; segment j of
+ * round k leaves as soon as segment j of round k-1 is reduced, so the
+ * transfer of one segment overlaps the reduction of the previous one.
+ * depth scratch slots bound the receives in flight.  (seg_bytes 0: one
+ * segment per block; depth 0: 4.)
  *
- * Two scratch slots let the receive of step k+1 be posted while step k is
- * still being reduced.  Blocks are reduced in ring order, not rank order,
- * so the op must be commutative.  Every block's final value is computed on
- * one rank and copied to the others, so all ranks end bitwise identical.
+ * Cost: 2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma, plus one alpha
+ * per extra segment.  Bandwidth optimal (each rank sends and receives
+ * 2(p-1)/p n bytes, the lower bound), so it wins for large n; its 2(p-1)
+ * latency terms lose to logarithmic algorithms for small n.
+ *
+ * Blocks are reduced in ring order, not rank order: commutative ops only.
+ * Each block's final value is computed on one rank and copied to the
+ * others, so all ranks end bitwise identical.
  */
 #include "allreduce.h"
 #include "partition.h"
-#include "common/log.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 
-typedef struct loom_ring_ctx {
+#define LOOM_RING_DEFAULT_DEPTH 4
+
+typedef struct loom_ring {
     loom_sched_t    *sched;
-    char            *buf;        /* the receive buffer */
+    char            *buf;       /* the receive buffer */
     size_t          count;
     size_t          esize;
+    size_t          seg;        /* elements per segment */
+    int             nseg_max;   /* segments of the largest block */
     int             p;
     int             r;
-} loom_ring_ctx_t;
+} loom_ring_t;
 
-static size_t loom_ring_bytes(const loom_ring_ctx_t *c, int block)
+static size_t loom_ring_block_count(const loom_ring_t *c, int block)
 {
-    return loom_block_count(c->count, c->p, loom_mod(block, c->p)) * c->esize;
+    return loom_block_count(c->count, c->p, loom_mod(block, c->p));
 }
 
-static char *loom_ring_ptr(const loom_ring_ctx_t *c, int block)
+static int loom_ring_nseg(const loom_ring_t *c, int block)
 {
-    return c->buf + loom_block_offset(c->count, c->p, loom_mod(block, c->p)) * c->esize;
+    size_t n = loom_ring_block_count(c, block);
+
+    return (int)((n + c->seg - 1) / c->seg);
 }
 
-static loom_status_t loom_ring_add(loom_ring_ctx_t *c, const loom_step_desc_t *desc,
-                                   int *index_p)
+/* Address and length of segment j of a block. */
+static char *loom_ring_seg(const loom_ring_t *c, int block, int j, size_t *bytes_p)
 {
-    if (desc->bytes == 0 && desc->type != LOOM_STEP_COPY) {
-        /* Both ends compute the same block sizes, so both skip. */
-        *index_p = -1;
-        return LOOM_OK;
-    }
-    return loom_sched_add(c->sched, desc, index_p);
+    size_t n = loom_ring_block_count(c, block), first = (size_t)j * c->seg;
+    size_t len = n - first < c->seg ? n - first : c->seg;
+
+    *bytes_p = len * c->esize;
+    return c->buf + (loom_block_offset(c->count, c->p, loom_mod(block, c->p)) + first) *
+                        c->esize;
+}
+
+static uint32_t loom_ring_tag(const loom_ring_t *c, int round, int j)
+{
+    return (uint32_t)(round * c->nseg_max + j);
 }
 
 loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t *team,
                                        loom_sched_t **sched_p)
 {
-    loom_ring_ctx_t c = {
+    loom_ring_t c = {
         .buf = args->recvbuf, .count = args->count, .esize = args->elem_size,
         .p = team->size, .r = team->rank,
     };
     int right = loom_mod(c.r + 1, c.p), left = loom_mod(c.r - 1, c.p);
-    int copy = -1, send = -1, recv, reduce = -1, prev_reduce = -1;
-    int slot_reader[2] = { -1, -1 };  /* last reduce that read each slot */
-    int *rs_send = NULL;  /* reduce-scatter send of each ring step */
-    int ag_recv = -1;
-    size_t slot_bytes, bytes;
-    char *scratch = NULL;
+    int depth = args->depth > 0 ? args->depth : LOOM_RING_DEFAULT_DEPTH;
+    int copy, k, j, nseg, slot = 0, recv, red;
+    int *last_reduce, *last_recv, *slot_reader, *rs_sends;
+    size_t bytes, slot_bytes;
+    char *scratch, *seg;
     loom_status_t status;
-    int k;
 
     if (!args->op.commutative) {
         return LOOM_ERR_UNSUPPORTED;
@@ -83,109 +95,99 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     if (status != LOOM_OK) {
         return status;
     }
-    if (!args->in_place) {
-        status = loom_sched_add(c.sched, &(loom_step_desc_t){
-                                    .type = LOOM_STEP_COPY, .src = args->sendbuf,
-                                    .dst = args->recvbuf,
-                                    .bytes = args->count * args->elem_size },
-                                &copy);
-        if (status != LOOM_OK) {
-            goto err_sched;
-        }
-    }
+    copy = args->in_place ? -1
+                          : loom_sched_copy(c.sched, args->sendbuf, args->recvbuf,
+                                            args->count * args->elem_size, LOOM_NO_DEPS);
     if (c.p == 1 || args->count == 0) {
-        *sched_p = c.sched;
-        return LOOM_OK;
+        goto out;
     }
 
-    slot_bytes = loom_block_count(c.count, c.p, 0) * c.esize;
-    status = loom_sched_alloc_scratch(c.sched, 2 * slot_bytes, (void **)&scratch);
+    c.seg = args->seg_bytes >= c.esize ? args->seg_bytes / c.esize
+                                       : loom_block_count(c.count, c.p, 0);
+    c.nseg_max = loom_ring_nseg(&c, 0);
+    slot_bytes = c.seg * c.esize;
+    /* Bookkeeping: per segment index, the last reduce (reduce-scatter) and
+     * the last receive (allgather); per scratch slot, its last reader; per
+     * round and segment, the reduce-scatter send (the allgather must not
+     * overwrite a block before it has left). */
+    status = loom_sched_alloc_ints(c.sched, 2 * c.nseg_max + depth +
+                                   (c.p - 1) * c.nseg_max, &last_reduce);
     if (status != LOOM_OK) {
-        goto err_sched;
+        goto err;
     }
-
-    rs_send = malloc(sizeof(int) * (size_t)(c.p - 1));
-    if (rs_send == NULL) {
-        status = LOOM_ERR_NO_MEMORY;
-        goto err_sched;
+    last_recv = last_reduce + c.nseg_max;
+    slot_reader = last_recv + c.nseg_max;
+    rs_sends = slot_reader + depth;
+    for (j = 0; j < c.nseg_max; ++j) {
+        last_reduce[j] = copy;
+    }
+    for (j = 0; j < depth; ++j) {
+        slot_reader[j] = -1;
+    }
+    status = loom_sched_alloc_scratch(c.sched, (size_t)depth * slot_bytes,
+                                      (void **)&scratch);
+    if (status != LOOM_OK) {
+        goto err;
     }
 
     /* Reduce-scatter. */
     for (k = 0; k < c.p - 1; ++k) {
-        char *slot = scratch + (size_t)(k % 2) * slot_bytes;
-
-        status = loom_ring_add(&c, &(loom_step_desc_t){
-                                   .type = LOOM_STEP_SEND, .peer = right,
-                                   .tag_step = (uint32_t)k,
-                                   .src = loom_ring_ptr(&c, c.r - k),
-                                   .bytes = loom_ring_bytes(&c, c.r - k),
-                                   .deps = { k == 0 ? copy : prev_reduce }, .ndeps = 1 },
-                               &send);
-        if (status != LOOM_OK) {
-            goto err_sched;
+        nseg = loom_ring_nseg(&c, c.r - k);
+        for (j = 0; j < nseg; ++j) {
+            seg = loom_ring_seg(&c, c.r - k, j, &bytes);
+            rs_sends[k * c.nseg_max + j] =
+                loom_sched_send(c.sched, right, loom_ring_tag(&c, k, j), seg, bytes,
+                                LOOM_DEPS(last_reduce[j]));
         }
-        rs_send[k] = send;
-
-        bytes = loom_ring_bytes(&c, c.r - k - 1);
-        /* The slot is free once the last reduce that read it is done (two
-         * steps back, or earlier when empty blocks were skipped). */
-        status = loom_ring_add(&c, &(loom_step_desc_t){
-                                   .type = LOOM_STEP_RECV, .peer = left,
-                                   .tag_step = (uint32_t)k, .dst = slot,
-                                   .bytes = bytes,
-                                   .deps = { slot_reader[k % 2] }, .ndeps = 1 },
-                               &recv);
-        if (status != LOOM_OK) {
-            goto err_sched;
+        for (j = nseg; j < c.nseg_max; ++j) {
+            rs_sends[k * c.nseg_max + j] = -1;
         }
-        status = loom_ring_add(&c, &(loom_step_desc_t){
-                                   .type = LOOM_STEP_REDUCE, .src = slot,
-                                   .dst = loom_ring_ptr(&c, c.r - k - 1),
-                                   .bytes = bytes, .deps = { recv, copy }, .ndeps = 2 },
-                               &reduce);
-        if (status != LOOM_OK) {
-            goto err_sched;
+        nseg = loom_ring_nseg(&c, c.r - k - 1);
+        for (j = 0; j < nseg; ++j) {
+            seg = loom_ring_seg(&c, c.r - k - 1, j, &bytes);
+            /* A slot is free once the last reduce that read it is done. */
+            recv = loom_sched_recv(c.sched, left, loom_ring_tag(&c, k, j),
+                                   scratch + (size_t)slot * slot_bytes, bytes,
+                                   LOOM_DEPS(slot_reader[slot]));
+            red = loom_sched_reduce(c.sched, scratch + (size_t)slot * slot_bytes, seg,
+                                    bytes, LOOM_DEPS(recv, copy));
+            slot_reader[slot] = red;
+            last_reduce[j] = red;
+            slot = (slot + 1) % depth;
         }
-        if (reduce < 0) {
-            reduce = copy; /* empty block: nothing to wait for but the copy */
-        } else {
-            slot_reader[k % 2] = reduce;
-        }
-        prev_reduce = reduce;
     }
 
     /* Allgather: rank r owns the final block r+1. */
+    for (j = 0; j < c.nseg_max; ++j) {
+        last_recv[j] = last_reduce[j];
+    }
     for (k = 0; k < c.p - 1; ++k) {
-        status = loom_ring_add(&c, &(loom_step_desc_t){
-                                   .type = LOOM_STEP_SEND, .peer = right,
-                                   .tag_step = (uint32_t)(c.p - 1 + k),
-                                   .src = loom_ring_ptr(&c, c.r + 1 - k),
-                                   .bytes = loom_ring_bytes(&c, c.r + 1 - k),
-                                   .deps = { k == 0 ? prev_reduce : ag_recv }, .ndeps = 1 },
-                               &send);
-        if (status != LOOM_OK) {
-            goto err_sched;
+        nseg = loom_ring_nseg(&c, c.r + 1 - k);
+        for (j = 0; j < nseg; ++j) {
+            seg = loom_ring_seg(&c, c.r + 1 - k, j, &bytes);
+            loom_sched_send(c.sched, right, loom_ring_tag(&c, c.p - 1 + k, j), seg, bytes,
+                            LOOM_DEPS(last_recv[j]));
         }
-        /* Block r-k was read by reduce-scatter send k: overwrite it only
-         * once that send is done. */
-        status = loom_ring_add(&c, &(loom_step_desc_t){
-                                   .type = LOOM_STEP_RECV, .peer = left,
-                                   .tag_step = (uint32_t)(c.p - 1 + k),
-                                   .dst = loom_ring_ptr(&c, c.r - k),
-                                   .bytes = loom_ring_bytes(&c, c.r - k),
-                                   .deps = { rs_send[k] }, .ndeps = 1 },
-                               &ag_recv);
-        if (status != LOOM_OK) {
-            goto err_sched;
+        nseg = loom_ring_nseg(&c, c.r - k);
+        for (j = 0; j < nseg; ++j) {
+            seg = loom_ring_seg(&c, c.r - k, j, &bytes);
+            /* Block r-k was read by reduce-scatter send k: overwrite it only
+             * once that send is done. */
+            last_recv[j] = loom_sched_recv(c.sched, left, loom_ring_tag(&c, c.p - 1 + k, j),
+                                           seg, bytes,
+                                           LOOM_DEPS(rs_sends[k * c.nseg_max + j]));
         }
     }
 
-    free(rs_send);
+out:
+    status = loom_sched_build_status(c.sched);
+    if (status != LOOM_OK) {
+        goto err;
+    }
     *sched_p = c.sched;
     return LOOM_OK;
 
-err_sched:
-    free(rs_send);
+err:
     loom_sched_destroy(c.sched);
     return status;
 }

@@ -25,6 +25,11 @@ typedef struct loom_coll_args {
     size_t              elem_size;  /* bytes per element */
     loom_reduce_op_t    op;
     int                 in_place;   /* the input is already in recvbuf */
+    /* Pipelining, chosen by the selection (identically on every rank):
+     * messages are cut into segments of seg_bytes (0 = not segmented), and
+     * at most depth segments are in flight per peer (0 = algorithm default). */
+    size_t              seg_bytes;
+    int                 depth;
 } loom_coll_args_t;
 
 #endif

@@ -15,9 +15,43 @@ const loom_config_field_t loom_coll_config_table[] = {
     {
         .name = "allreduce_algorithm", .type = LOOM_CONFIG_ENUM,
         .default_value = "auto", .enum_names = loom_allreduce_alg_names,
-        .help = "Allreduce algorithm: auto lets Loom choose by size and "
-                "rank count; ring forces the bandwidth-optimal ring",
+        .help = "Allreduce algorithm: auto lets the cost model choose by size "
+                "and rank count; any other value forces that algorithm (one "
+                "that cannot reduce in rank order hands non-commutative ops "
+                "to recursive doubling)",
         .offset = offsetof(loom_coll_config_t, allreduce_algorithm),
+    },
+    {
+        .name = "allreduce_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",
+        .min = 0, .max = 1L << 30,
+        .help = "Pipeline segment size in bytes for ring and double binary "
+                "tree; 0 lets the cost model choose",
+        .offset = offsetof(loom_coll_config_t, allreduce_segment),
+    },
+    {
+        .name = "allreduce_depth", .type = LOOM_CONFIG_INT, .default_value = "0",
+        .min = 0, .max = 64,
+        .help = "Pipeline depth (segments in flight per peer) for ring and "
+                "double binary tree; 0 lets Loom choose (4)",
+        .offset = offsetof(loom_coll_config_t, allreduce_depth),
+    },
+    {
+        .name = "cost_alpha_ns", .type = LOOM_CONFIG_INT, .default_value = "3000",
+        .min = 0, .max = 100000000,
+        .help = "Cost model: time per message in nanoseconds (alpha)",
+        .offset = offsetof(loom_coll_config_t, cost_alpha_ns),
+    },
+    {
+        .name = "cost_bandwidth_mbs", .type = LOOM_CONFIG_INT, .default_value = "4000",
+        .min = 1, .max = 100000000,
+        .help = "Cost model: link bandwidth per rank in MB/s (1/beta)",
+        .offset = offsetof(loom_coll_config_t, cost_bandwidth_mbs),
+    },
+    {
+        .name = "cost_reduce_mbs", .type = LOOM_CONFIG_INT, .default_value = "6000",
+        .min = 1, .max = 100000000,
+        .help = "Cost model: reduction rate in MB/s of input (1/gamma)",
+        .offset = offsetof(loom_coll_config_t, cost_reduce_mbs),
     },
     LOOM_CONFIG_LAST
 };

@@ -11,6 +11,13 @@
 typedef struct loom_coll_config {
     int     verbose;                /* loom_log_level_t */
     int     allreduce_algorithm;    /* loom_allreduce_alg_t */
+    size_t  allreduce_segment;      /* bytes; 0 = chosen by the cost model */
+    int     allreduce_depth;        /* segments in flight; 0 = chosen */
+    /* The cost model: time = alpha per message + bytes / bandwidth per
+     * byte moved + bytes / reduce rate per byte reduced. */
+    int     cost_alpha_ns;
+    int     cost_bandwidth_mbs;     /* MB/s, 1 MB = 10^6 bytes */
+    int     cost_reduce_mbs;
 } loom_coll_config_t;
 
 extern const loom_config_field_t loom_coll_config_table[];

@@ -30,4 +30,66 @@ static inline int loom_mod(int a, int p)
     return m < 0 ? m + p : m;
 }
 
+/*
+ * Folding a non-power-of-two rank count onto p2 = the largest power of two
+ * <= p: the first 2*rem ranks (rem = p - p2) pair up as (even, odd); the
+ * even one hands its data to the odd one and sits out until the result
+ * comes back.  Virtual ranks 0..p2-1 are contiguous in rank order (v < rem
+ * stands for ranks 2v and 2v+1), so an algorithm that combines virtual
+ * ranks in order still reduces in rank order.
+ */
+typedef struct loom_fold {
+    int p2;
+    int rem;
+    int vrank;   /* -1: this rank sits out */
+} loom_fold_t;
+
+static inline loom_fold_t loom_fold_make(int p, int r)
+{
+    loom_fold_t f = { .p2 = 1 };
+
+    while (f.p2 * 2 <= p) {
+        f.p2 *= 2;
+    }
+    f.rem = p - f.p2;
+    if (r < 2 * f.rem) {
+        f.vrank = (r % 2 == 0) ? -1 : r / 2;
+    } else {
+        f.vrank = r - f.rem;
+    }
+    return f;
+}
+
+/* The real rank that virtual rank v stands for (the odd one of a pair). */
+static inline int loom_fold_real(const loom_fold_t *f, int v)
+{
+    return v < f->rem ? 2 * v + 1 : v + f->rem;
+}
+
+/*
+ * In-order binary tree over ranks 0..p-1: the root of [lo, hi) is
+ * (lo + hi) / 2, its subtrees are [lo, root) and [root + 1, hi).  An
+ * in-order walk visits ranks in order.  -1 where there is no such node.
+ */
+static inline void loom_bintree(int p, int r, int *parent_p, int *left_p, int *right_p)
+{
+    int lo = 0, hi = p, parent = -1, m;
+
+    for (;;) {
+        m = lo + (hi - lo) / 2;
+        if (r == m) {
+            break;
+        }
+        parent = m;
+        if (r < m) {
+            hi = m;
+        } else {
+            lo = m + 1;
+        }
+    }
+    *parent_p = parent;
+    *left_p = (lo < m) ? lo + (m - lo) / 2 : -1;
+    *right_p = (m + 1 < hi) ? m + 1 + (hi - m - 1) / 2 : -1;
+}
+
 #endif

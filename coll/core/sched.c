@@ -1,4 +1,5 @@
 #include "sched.h"
+#include "pool.h"
 #include "tag.h"
 #include "common/log.h"
 
@@ -8,11 +9,25 @@
 loom_status_t loom_sched_create(loom_team_t *team, const loom_coll_args_t *args,
                                 unsigned alg_id, loom_sched_t **sched_p)
 {
-    loom_sched_t *sched = calloc(1, sizeof(*sched));
+    loom_sched_t *sched = team->spare_scheds;
 
-    if (sched == NULL) {
-        return LOOM_ERR_NO_MEMORY;
+    if (sched != NULL) {
+        team->spare_scheds = sched->next_spare;
+    } else {
+        sched = calloc(1, sizeof(*sched));
+        if (sched == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
     }
+    /* Keep the step and int arrays of a reused schedule, reset the rest. */
+    sched->next_spare    = NULL;
+    sched->nsteps        = 0;
+    sched->ndone         = 0;
+    sched->prepared      = 0;
+    sched->nposted       = 0;
+    sched->scratch       = NULL;
+    sched->build_status  = LOOM_OK;
+    sched->busy          = 0;
     sched->team   = team;
     sched->args   = *args;
     sched->alg_id = alg_id;
@@ -26,9 +41,8 @@ static int loom_sched_outstanding(const loom_sched_t *sched)
 {
     int i;
 
-    for (i = sched->first_pending; i < sched->nsteps; ++i) {
-        if (sched->steps[i].state == LOOM_STEP_POSTED &&
-            !loom_completion_is_done(&sched->steps[i].comp)) {
+    for (i = 0; i < sched->nposted; ++i) {
+        if (!loom_completion_is_done(&sched->steps[sched->posted[i]].comp)) {
             return 1;
         }
     }
@@ -46,9 +60,24 @@ void loom_sched_destroy(loom_sched_t *sched)
                   sched->seq);
         return;
     }
-    free(sched->scratch);
-    free(sched->steps);
-    free(sched);
+    loom_pool_put(sched->scratch);
+    sched->scratch = NULL;
+    sched->next_spare = sched->team->spare_scheds;
+    sched->team->spare_scheds = sched;
+}
+
+void loom_sched_free_spares(loom_team_t *team)
+{
+    loom_sched_t *sched, *next;
+
+    for (sched = team->spare_scheds; sched != NULL; sched = next) {
+        next = sched->next_spare;
+        free(sched->ints);
+        free(sched->exec);
+        free(sched->steps);
+        free(sched);
+    }
+    team->spare_scheds = NULL;
 }
 
 loom_status_t loom_sched_add(loom_sched_t *sched, const loom_step_desc_t *desc,
@@ -88,29 +117,106 @@ loom_status_t loom_sched_add(loom_sched_t *sched, const loom_step_desc_t *desc,
 loom_status_t loom_sched_alloc_scratch(loom_sched_t *sched, size_t bytes,
                                        void **scratch_p)
 {
+    loom_status_t status;
+
     if (sched->scratch != NULL) {
         return LOOM_ERR_INVALID_PARAM;
     }
-    sched->scratch = malloc(bytes ? bytes : 1);
-    if (sched->scratch == NULL) {
-        loom_error("coll", "cannot allocate %zu bytes of scratch", bytes);
-        return LOOM_ERR_NO_MEMORY;
+    status = loom_pool_get(bytes, &sched->scratch);
+    if (status != LOOM_OK) {
+        sched->build_status = status;
+        return status;
     }
     *scratch_p = sched->scratch;
     return LOOM_OK;
 }
 
-static int loom_sched_deps_done(const loom_sched_t *sched, const loom_step_t *step)
+loom_status_t loom_sched_alloc_ints(loom_sched_t *sched, int n, int **ints_p)
 {
-    int i, dep;
+    int *ints;
 
-    for (i = 0; i < step->desc.ndeps; ++i) {
-        dep = step->desc.deps[i];
-        if (dep >= 0 && sched->steps[dep].state != LOOM_STEP_DONE) {
-            return 0;
+    if (n > sched->ints_capacity) {
+        ints = realloc(sched->ints, sizeof(int) * (size_t)n);
+        if (ints == NULL) {
+            sched->build_status = LOOM_ERR_NO_MEMORY;
+            return LOOM_ERR_NO_MEMORY;
         }
+        sched->ints = ints;
+        sched->ints_capacity = n;
     }
-    return 1;
+    *ints_p = sched->ints;
+    return LOOM_OK;
+}
+
+/* Append desc unless it is empty; remember the first failure. */
+static int loom_sched_build(loom_sched_t *sched, const loom_step_desc_t *desc,
+                            loom_deps_t deps)
+{
+    loom_step_desc_t d = *desc;
+    loom_status_t status;
+    int i, index;
+
+    if (sched->build_status != LOOM_OK) {
+        return -1;
+    }
+    for (i = 0; i < deps.n; ++i) {
+        d.deps[i] = deps.d[i];
+    }
+    d.ndeps = deps.n;
+    status = loom_sched_add(sched, &d, &index);
+    if (status != LOOM_OK) {
+        sched->build_status = status;
+        return -1;
+    }
+    return index;
+}
+
+int loom_sched_send(loom_sched_t *sched, int peer, uint32_t tag_step, const void *buf,
+                    size_t bytes, loom_deps_t deps)
+{
+    if (bytes == 0) {
+        return -1;
+    }
+    return loom_sched_build(sched, &(loom_step_desc_t){
+                                .type = LOOM_STEP_SEND, .peer = peer,
+                                .tag_step = tag_step, .src = buf, .bytes = bytes },
+                            deps);
+}
+
+int loom_sched_recv(loom_sched_t *sched, int peer, uint32_t tag_step, void *buf,
+                    size_t bytes, loom_deps_t deps)
+{
+    if (bytes == 0) {
+        return -1;
+    }
+    return loom_sched_build(sched, &(loom_step_desc_t){
+                                .type = LOOM_STEP_RECV, .peer = peer,
+                                .tag_step = tag_step, .dst = buf, .bytes = bytes },
+                            deps);
+}
+
+int loom_sched_reduce(loom_sched_t *sched, const void *src, void *dst, size_t bytes,
+                      loom_deps_t deps)
+{
+    if (bytes == 0) {
+        return -1;
+    }
+    return loom_sched_build(sched, &(loom_step_desc_t){
+                                .type = LOOM_STEP_REDUCE, .src = src, .dst = dst,
+                                .bytes = bytes },
+                            deps);
+}
+
+int loom_sched_copy(loom_sched_t *sched, const void *src, void *dst, size_t bytes,
+                    loom_deps_t deps)
+{
+    if (bytes == 0 || src == dst) {
+        return -1;
+    }
+    return loom_sched_build(sched, &(loom_step_desc_t){
+                                .type = LOOM_STEP_COPY, .src = src, .dst = dst,
+                                .bytes = bytes },
+                            deps);
 }
 
 static uint64_t loom_sched_tag(const loom_sched_t *sched, int src_rank,
@@ -185,40 +291,124 @@ static loom_status_t loom_sched_finish(loom_sched_t *sched, loom_step_t *step)
     return LOOM_OK;
 }
 
-/* One pass over the pending steps; *changed_p tells whether any moved. */
+/* Count each step's unfinished deps and invert the dependency lists. */
+static loom_status_t loom_sched_prepare(loom_sched_t *sched)
+{
+    int n = sched->nsteps, i, j, dep, total = 0, need, *fill;
+
+    for (i = 0; i < n; ++i) {
+        total += sched->steps[i].desc.ndeps;
+    }
+    need = n + (n + 1) + total + n + n;
+    if (need > sched->exec_capacity) {
+        int *exec = realloc(sched->exec, sizeof(int) * (size_t)need);
+
+        if (exec == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+        sched->exec = exec;
+        sched->exec_capacity = need;
+    }
+    sched->pending_deps  = sched->exec;
+    sched->dependents_at = sched->pending_deps + n;
+    sched->dependents    = sched->dependents_at + n + 1;
+    sched->ready         = sched->dependents + total;
+    sched->posted        = sched->ready + n;
+    sched->ready_head = sched->ready_tail = 0;
+    sched->nposted = 0;
+
+    for (i = 0; i <= n; ++i) {
+        sched->dependents_at[i] = 0;
+    }
+    for (i = 0; i < n; ++i) {
+        sched->pending_deps[i] = 0;
+        for (j = 0; j < sched->steps[i].desc.ndeps; ++j) {
+            dep = sched->steps[i].desc.deps[j];
+            if (dep >= 0) {
+                ++sched->pending_deps[i];
+                ++sched->dependents_at[dep + 1];
+            }
+        }
+    }
+    for (i = 0; i < n; ++i) {
+        sched->dependents_at[i + 1] += sched->dependents_at[i];
+    }
+    /* Fill with a cursor per step, borrowed from the ready array. */
+    fill = sched->ready;
+    for (i = 0; i < n; ++i) {
+        fill[i] = sched->dependents_at[i];
+    }
+    for (i = 0; i < n; ++i) {
+        for (j = 0; j < sched->steps[i].desc.ndeps; ++j) {
+            dep = sched->steps[i].desc.deps[j];
+            if (dep >= 0) {
+                sched->dependents[fill[dep]++] = i;
+            }
+        }
+    }
+    for (i = 0; i < n; ++i) {
+        if (sched->pending_deps[i] == 0) {
+            sched->ready[sched->ready_tail++] = i;
+        }
+    }
+    sched->prepared = 1;
+    return LOOM_OK;
+}
+
+/* A step is done: count it and wake the steps that waited on it. */
+static void loom_sched_release(loom_sched_t *sched, int index)
+{
+    int k, d;
+
+    sched->steps[index].state = LOOM_STEP_DONE;
+    ++sched->ndone;
+    for (k = sched->dependents_at[index]; k < sched->dependents_at[index + 1]; ++k) {
+        d = sched->dependents[k];
+        if (--sched->pending_deps[d] == 0) {
+            sched->ready[sched->ready_tail++] = d;
+        }
+    }
+}
+
+/* Finish the posted steps that completed, start the ready ones;
+ * *changed_p tells whether any moved. */
 static loom_status_t loom_sched_sweep(loom_sched_t *sched, int *changed_p)
 {
     loom_status_t status;
     loom_step_t *step;
-    int i;
+    int i, index;
 
     *changed_p = 0;
-    for (i = sched->first_pending; i < sched->nsteps; ++i) {
-        step = &sched->steps[i];
-        if (step->state == LOOM_STEP_POSTED && loom_completion_is_done(&step->comp)) {
-            status = loom_sched_finish(sched, step);
-            ++sched->ndone;
-            *changed_p = 1;
-            if (status != LOOM_OK) {
-                return status;
-            }
-        } else if (step->state == LOOM_STEP_WAITING &&
-                   loom_sched_deps_done(sched, step)) {
-            status = loom_sched_start(sched, step);
-            if (status != LOOM_OK) {
-                loom_error("coll", "seq %u: cannot start step %d: %s", sched->seq,
-                           i, loom_status_string(status));
-                return status;
-            }
-            if (step->state == LOOM_STEP_DONE) {
-                ++sched->ndone;
-            }
-            *changed_p = 1;
+    for (i = 0; i < sched->nposted;) {
+        index = sched->posted[i];
+        step = &sched->steps[index];
+        if (!loom_completion_is_done(&step->comp)) {
+            ++i;
+            continue;
+        }
+        sched->posted[i] = sched->posted[--sched->nposted];
+        status = loom_sched_finish(sched, step);
+        loom_sched_release(sched, index);
+        *changed_p = 1;
+        if (status != LOOM_OK) {
+            return status;
         }
     }
-    while (sched->first_pending < sched->nsteps &&
-           sched->steps[sched->first_pending].state == LOOM_STEP_DONE) {
-        ++sched->first_pending;
+    while (sched->ready_head < sched->ready_tail) {
+        index = sched->ready[sched->ready_head++];
+        step = &sched->steps[index];
+        status = loom_sched_start(sched, step);
+        if (status != LOOM_OK) {
+            loom_error("coll", "seq %u: cannot start step %d: %s", sched->seq, index,
+                       loom_status_string(status));
+            return status;
+        }
+        if (step->state == LOOM_STEP_DONE) {
+            loom_sched_release(sched, index);
+        } else {
+            sched->posted[sched->nposted++] = index;
+        }
+        *changed_p = 1;
     }
     return LOOM_OK;
 }
@@ -233,6 +423,13 @@ loom_status_t loom_sched_progress(loom_sched_t *sched)
         return sched->status;
     }
     sched->busy = 1;
+    if (!sched->prepared) {
+        status = loom_sched_prepare(sched);
+        if (status != LOOM_OK) {
+            sched->status = status;
+            goto out;
+        }
+    }
     do {
         status = loom_sched_sweep(sched, &changed);
         if (status != LOOM_OK) {

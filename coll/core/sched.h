@@ -49,6 +49,7 @@ typedef struct loom_step {
 } loom_step_t;
 
 typedef struct loom_sched {
+    struct loom_sched   *next_spare;   /* on the team's list of reusable schedules */
     loom_team_t         *team;
     loom_coll_args_t    args;
     unsigned            alg_id;        /* goes into every tag */
@@ -57,28 +58,85 @@ typedef struct loom_sched {
     int                 nsteps;
     int                 capacity;
     int                 ndone;
-    int                 first_pending; /* every step before it is done */
-    void                *scratch;
+    /* Executor state, built at the first progress call: per step the deps
+     * not yet done, the steps that wait on it (CSR), a FIFO of ready steps
+     * and the list of posted ones.  Progress then costs O(posted + ready),
+     * not O(steps). */
+    int                 prepared;
+    int                 *exec;          /* one block for the arrays below */
+    int                 exec_capacity;
+    int                 *pending_deps;
+    int                 *dependents_at; /* nsteps + 1 offsets into dependents */
+    int                 *dependents;
+    int                 *ready;
+    int                 ready_head, ready_tail;
+    int                 *posted;
+    int                 nposted;
+    void                *scratch;      /* from the pool */
+    int                 *ints;         /* algorithm bookkeeping, kept for reuse */
+    int                 ints_capacity;
+    loom_status_t       build_status;  /* first error while steps were added */
     loom_status_t       status;        /* LOOM_INPROGRESS until done or failed */
     int                 busy;          /* re-entrancy guard */
 } loom_sched_t;
 
 /* An empty schedule for one collective on team; takes the team's next
- * sequence number. */
+ * sequence number.  Reuses a schedule the team has kept, so the hot path
+ * does not allocate. */
 loom_status_t loom_sched_create(loom_team_t *team, const loom_coll_args_t *args,
                                 unsigned alg_id, loom_sched_t **sched_p);
 
-/* Frees the schedule.  One with operations still posted (after a failure)
- * is left allocated, because the transport will still write to it. */
+/* Releases the schedule (to the team for reuse).  One with operations still
+ * posted (after a failure) is left allocated, because the transport will
+ * still write to it. */
 void loom_sched_destroy(loom_sched_t *sched);
+
+/* Frees the schedules a team keeps for reuse (at team destruction). */
+void loom_sched_free_spares(loom_team_t *team);
 
 /* Appends a step; its index goes to *index_p. */
 loom_status_t loom_sched_add(loom_sched_t *sched, const loom_step_desc_t *desc,
                              int *index_p);
 
-/* Scratch memory owned by the schedule, freed with it; one area per schedule. */
+/* Scratch memory owned by the schedule, from the pool, returned with it;
+ * one area per schedule. */
 loom_status_t loom_sched_alloc_scratch(loom_sched_t *sched, size_t bytes,
                                        void **scratch_p);
+
+/* n ints of bookkeeping for the algorithm that builds the schedule
+ * (for example the index of each round's send); valid until destroy. */
+loom_status_t loom_sched_alloc_ints(loom_sched_t *sched, int n, int **ints_p);
+
+/*
+ * Builders.  Each appends one step and returns its index, or -1 when the
+ * step is empty (a message or reduction of 0 bytes, a copy onto itself:
+ * both ends of a message compute the same sizes, so both skip) or when
+ * adding failed.  A failure is remembered: check loom_sched_build_status()
+ * once after building.  Negative dependency indices mean "none".
+ */
+typedef struct loom_deps {
+    int d[LOOM_STEP_MAX_DEPS];
+    int n;
+} loom_deps_t;
+
+#define LOOM_DEPS(...) \
+    ((loom_deps_t){ .d = { __VA_ARGS__ }, .n = sizeof((int[]){ __VA_ARGS__ }) / sizeof(int) })
+#define LOOM_NO_DEPS ((loom_deps_t){ .n = 0 })
+
+int loom_sched_send(loom_sched_t *sched, int peer, uint32_t tag_step, const void *buf,
+                    size_t bytes, loom_deps_t deps);
+int loom_sched_recv(loom_sched_t *sched, int peer, uint32_t tag_step, void *buf,
+                    size_t bytes, loom_deps_t deps);
+/* dst = src (op) dst over bytes / elem_size elements. */
+int loom_sched_reduce(loom_sched_t *sched, const void *src, void *dst, size_t bytes,
+                      loom_deps_t deps);
+int loom_sched_copy(loom_sched_t *sched, const void *src, void *dst, size_t bytes,
+                    loom_deps_t deps);
+
+static inline loom_status_t loom_sched_build_status(const loom_sched_t *sched)
+{
+    return sched->build_status;
+}
 
 /* Starts every ready step, then progresses the transport once.
  * Returns LOOM_OK when all steps are done, LOOM_INPROGRESS, or an error. */

@@ -1,4 +1,5 @@
 #include "team.h"
+#include "sched.h"
 #include "tag.h"
 #include "common/log.h"
 
@@ -66,6 +67,7 @@ void loom_team_destroy(loom_team_t *team)
     if (team == NULL) {
         return;
     }
+    loom_sched_free_spares(team);
     free(team->node_of);
     free(team->peers);
     free(team);

@@ -30,6 +30,7 @@ typedef struct loom_team {
     int                 num_nodes;
     uint32_t            context_id;
     uint32_t            next_seq;     /* sequence number of the next collective */
+    struct loom_sched   *spare_scheds;/* finished schedules kept for reuse */
 } loom_team_t;
 
 loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **team_p);

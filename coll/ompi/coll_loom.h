@@ -68,6 +68,9 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
                             struct ompi_communicator_t *comm,
                             mca_coll_base_module_t *module);
 
+/* Loom's own kernel for (op, predefined dtype), or NULL: use ompi_op_reduce. */
+loom_reduce_fn_t mca_coll_loom_kernel(struct ompi_op_t *op, struct ompi_datatype_t *dtype);
+
 /* Print which component provides each collective on comm. */
 void mca_coll_loom_print_table(ompi_communicator_t *comm,
                                const mca_coll_base_module_t *loom_module);

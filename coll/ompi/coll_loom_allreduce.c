@@ -2,8 +2,9 @@
  * MPI_Allreduce through the engine.
  *
  * Loom takes a call when the data is contiguous and made of one predefined
- * type and the op is commutative; anything else goes to the module Open
- * MPI selected before Loom, and is counted.
+ * type; anything else goes to the module Open MPI selected before Loom, and
+ * is counted.  Non-commutative ops are reduced in rank order by the
+ * algorithms that can (the selection only picks those).
  */
 #include "coll_loom.h"
 
@@ -26,34 +27,23 @@ static void loom_ompi_reduce(const void *src, void *dst, size_t count, void *ctx
     ompi_op_reduce(c->op, (void *)src, dst, count, c->dtype);
 }
 
-/* The predefined type a contiguous datatype is made of, with the element
- * count in that type, or NULL when Loom cannot take the data as raw bytes. */
+/* The element type Loom moves and reduces, with the element count, or NULL
+ * when Loom cannot take the data as raw bytes from the buffer address.  A
+ * contiguous derived type stays itself: only user ops reach here with one
+ * (Open MPI refuses predefined ops on derived types), and MPI gives a user
+ * function the caller's datatype and whole elements of it. */
 static ompi_datatype_t *loom_element_type(ompi_datatype_t *dtype, size_t count,
                                           size_t *elems_p)
 {
-    ompi_datatype_t *basic = dtype;
     ptrdiff_t true_lb, true_extent;
-    size_t size, basic_size;
 
-    /* Loom sends and reduces raw bytes from the buffer address itself. */
     ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
     if (true_lb != 0 ||
         !ompi_datatype_is_contiguous_memory_layout(dtype, count > 1 ? 2 : 1)) {
         return NULL;
     }
-    if (!ompi_datatype_is_predefined(dtype)) {
-        basic = ompi_datatype_get_single_predefined_type_from_args(dtype);
-        if (basic == NULL) {
-            return NULL;
-        }
-    }
-    ompi_datatype_type_size(dtype, &size);
-    ompi_datatype_type_size(basic, &basic_size);
-    if (basic_size == 0 || size % basic_size != 0) {
-        return NULL;
-    }
-    *elems_p = count * (size / basic_size);
-    return basic;
+    *elems_p = count;
+    return dtype;
 }
 
 loom_status_t mca_coll_loom_wait(loom_sched_t *sched)
@@ -82,18 +72,20 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
     size_t elems, esize;
 
     reduce_ctx.dtype = loom_element_type(dtype, (size_t)count, &elems);
-    if (reduce_ctx.dtype == NULL || !ompi_op_is_commute(op) || module->team == NULL) {
+    if (reduce_ctx.dtype == NULL || module->team == NULL) {
         goto fallback;
     }
     ompi_datatype_type_size(reduce_ctx.dtype, &esize);
     args = (loom_coll_args_t){
         .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize,
         .in_place = (sbuf == MPI_IN_PLACE),
-        .op = { .fn = loom_ompi_reduce, .ctx = &reduce_ctx, .commutative = 1 },
+        .op = { .fn = mca_coll_loom_kernel(op, reduce_ctx.dtype),
+                .ctx = &reduce_ctx, .commutative = ompi_op_is_commute(op) },
     };
-    status = loom_allreduce_plan(&args, module->team,
-                                 (loom_allreduce_alg_t)c->config.allreduce_algorithm,
-                                 &sched);
+    if (args.op.fn == NULL) {
+        args.op.fn = loom_ompi_reduce; /* user ops and the rarer types */
+    }
+    status = loom_allreduce_plan(&args, module->team, &c->config, &sched);
     if (status == LOOM_ERR_UNSUPPORTED) {
         goto fallback;
     } else if (status != LOOM_OK) {

@@ -10,6 +10,7 @@
 #include "coll_loom.h"
 
 #include "common/log.h"
+#include "coll/core/pool.h"
 #include "opal/mca/base/mca_base_pvar.h"
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/mca/pmix/pmix.h"
@@ -218,6 +219,7 @@ static int loom_close(void)
     }
     free(c->node_keys);
     c->node_keys = NULL;
+    loom_pool_trim();
     return OMPI_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 /* The executor, the team and the loopback transport. */
 #include "loopback_harness.h"
+#include "coll/core/pool.h"
 #include "coll/core/tag.h"
 
 #include <check.h>
@@ -217,6 +218,66 @@ START_TEST(test_sched_reentrant)
 }
 END_TEST
 
+/* The scratch pool hands a freed buffer out again (no new page faults),
+ * aligned, and keeps a bounded number per size class. */
+START_TEST(test_pool_reuse)
+{
+    void *a, *b, *c, *bufs[8];
+    int i;
+
+    loom_pool_trim();
+    ck_assert_uint_eq(loom_pool_cached_bytes(), 0);
+    ck_assert_int_eq(loom_pool_get(100000, &a), LOOM_OK);
+    ck_assert_uint_eq((uintptr_t)a % 64, 0);
+    memset(a, 0xab, 100000);
+    loom_pool_put(a);
+    ck_assert_uint_eq(loom_pool_cached_bytes(), 131072); /* its power-of-two class */
+    ck_assert_int_eq(loom_pool_get(70000, &b), LOOM_OK);  /* same class */
+    ck_assert_ptr_eq(a, b);
+    ck_assert_uint_eq(loom_pool_cached_bytes(), 0);
+    ck_assert_int_eq(loom_pool_get(1, &c), LOOM_OK);       /* another class */
+    ck_assert_ptr_ne(c, b);
+    loom_pool_put(b);
+    loom_pool_put(c);
+    loom_pool_put(NULL);
+    ck_assert_uint_eq(loom_pool_cached_bytes(), 131072 + 4096);
+
+    /* At most a few buffers per class stay cached. */
+    for (i = 0; i < 8; ++i) {
+        ck_assert_int_eq(loom_pool_get(5000, &bufs[i]), LOOM_OK);
+    }
+    for (i = 0; i < 8; ++i) {
+        loom_pool_put(bufs[i]);
+    }
+    ck_assert_uint_le(loom_pool_cached_bytes(), 131072 + 4096 + 4 * 8192);
+    loom_pool_trim();
+    ck_assert_uint_eq(loom_pool_cached_bytes(), 0);
+}
+END_TEST
+
+/* A team reuses its schedules: the second collective allocates nothing new. */
+START_TEST(test_sched_reused)
+{
+    loom_coll_args_t args = { .elem_size = 1 };
+    loom_sched_t *s1, *s2;
+    loom_team_t *team;
+    int peer = 0;
+    loom_team_params_t params = { .size = 1, .rank = 0, .peers = &peer };
+
+    ck_assert_int_eq(loom_team_create(&params, &team), LOOM_OK);
+    ck_assert_int_eq(loom_sched_create(team, &args, 1, &s1), LOOM_OK);
+    loom_sched_copy(s1, a_in, a_out, 4, LOOM_NO_DEPS);
+    ck_assert_int_eq(loom_sched_progress(s1), LOOM_OK);
+    loom_sched_destroy(s1);
+    ck_assert_int_eq(loom_sched_create(team, &args, 1, &s2), LOOM_OK);
+    ck_assert_ptr_eq(s1, s2);
+    ck_assert_int_eq(s2->nsteps, 0);
+    ck_assert_uint_eq(s2->seq, 1);
+    loom_sched_destroy(s2);
+    loom_team_destroy(team);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sched");
@@ -231,6 +292,8 @@ int main(void)
     tcase_add_test(tc, test_sched_size_mismatch);
     tcase_add_test(tc, test_sched_rejects_forward_deps);
     tcase_add_test(tc, test_sched_reentrant);
+    tcase_add_test(tc, test_pool_reuse);
+    tcase_add_test(tc, test_sched_reused);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,105 @@
+/*
+ * Which of Loom's own reduction kernels serves an (MPI op, MPI datatype)
+ * pair.  Only predefined ops on the C integer and floating types; every
+ * other pair (user ops, MPI_C_BOOL, complex, pair types, long double)
+ * keeps Open MPI's ompi_op_reduce.
+ */
+#include "coll_loom.h"
+
+#include "coll/core/reduce_kernels.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/op/op.h"
+
+#include <stddef.h>
+
+/* Integer types by signedness; the width comes from the type's size, so
+ * MPI_LONG, MPI_AINT or MPI_COUNT land on the right kernel on any ABI. */
+static int loom_int_kind(ompi_datatype_t *dtype)
+{
+    ompi_datatype_t *const signed_types[] = {
+        MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_INT8_T,
+        MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_AINT, MPI_OFFSET, MPI_COUNT,
+    };
+    ompi_datatype_t *const unsigned_types[] = {
+        MPI_UNSIGNED_CHAR, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+        MPI_UNSIGNED_LONG_LONG, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(signed_types) / sizeof(signed_types[0]); ++i) {
+        if (dtype == signed_types[i]) {
+            return 1;
+        }
+    }
+    for (i = 0; i < sizeof(unsigned_types) / sizeof(unsigned_types[0]); ++i) {
+        if (dtype == unsigned_types[i]) {
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static int loom_map_dtype(ompi_datatype_t *dtype, loom_op_t op, loom_dtype_t *out_p)
+{
+    static const loom_dtype_t by_width[2][4] = {
+        { LOOM_DTYPE_INT8, LOOM_DTYPE_INT16, LOOM_DTYPE_INT32, LOOM_DTYPE_INT64 },
+        { LOOM_DTYPE_UINT8, LOOM_DTYPE_UINT16, LOOM_DTYPE_UINT32, LOOM_DTYPE_UINT64 },
+    };
+    int kind = loom_int_kind(dtype), w;
+    size_t size;
+
+    if (dtype == MPI_FLOAT) {
+        *out_p = LOOM_DTYPE_FLOAT;
+        return 1;
+    }
+    if (dtype == MPI_DOUBLE) {
+        *out_p = LOOM_DTYPE_DOUBLE;
+        return 1;
+    }
+    /* MPI_BYTE is defined for the bitwise ops only. */
+    if (dtype == MPI_BYTE && (op == LOOM_OP_BAND || op == LOOM_OP_BOR || op == LOOM_OP_BXOR)) {
+        *out_p = LOOM_DTYPE_UINT8;
+        return 1;
+    }
+    if (kind == 0) {
+        return 0;
+    }
+    ompi_datatype_type_size(dtype, &size);
+    for (w = 0; w < 4; ++w) {
+        if (size == ((size_t)1 << w)) {
+            *out_p = by_width[kind - 1][w];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int loom_map_op(ompi_op_t *op, loom_op_t *out_p)
+{
+    const struct { ompi_op_t *mpi; loom_op_t loom; } ops[] = {
+        { MPI_SUM, LOOM_OP_SUM },   { MPI_PROD, LOOM_OP_PROD }, { MPI_MIN, LOOM_OP_MIN },
+        { MPI_MAX, LOOM_OP_MAX },   { MPI_LAND, LOOM_OP_LAND }, { MPI_LOR, LOOM_OP_LOR },
+        { MPI_LXOR, LOOM_OP_LXOR }, { MPI_BAND, LOOM_OP_BAND }, { MPI_BOR, LOOM_OP_BOR },
+        { MPI_BXOR, LOOM_OP_BXOR },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(ops) / sizeof(ops[0]); ++i) {
+        if (op == ops[i].mpi) {
+            *out_p = ops[i].loom;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+loom_reduce_fn_t mca_coll_loom_kernel(ompi_op_t *op, ompi_datatype_t *dtype)
+{
+    loom_dtype_t ldtype;
+    loom_op_t lop;
+
+    if (!loom_map_op(op, &lop) || !loom_map_dtype(dtype, lop, &ldtype)) {
+        return NULL;
+    }
+    return loom_reduce_kernel(lop, ldtype);
+}

@@ -1,0 +1,153 @@
+/*
+ * bench_allreduce: Loom against Open MPI's default, interleaved in one job.
+ *
+ * Three twins of MPI_COMM_WORLD: one where Loom runs allreduce, two that
+ * refuse Loom (Open MPI's default, tuned).  For every size the three take
+ * turns, so drift on a shared machine hits all of them; the second default
+ * twin measured against the first (A/A) shows how much of a ratio is noise.
+ * Also measured in the same run: the memory-copy bound of a 2-rank
+ * allreduce of n bytes, two copies and one reduction of n/2 per rank.
+ *
+ * usage: bench_allreduce [max_bytes] [reps]     (double, MPI_SUM)
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { LOOM, DEF_A, DEF_B, NCONT };
+static const char *const bench_names[NCONT] = { "loom", "tuned", "tuned(A/A)" };
+
+static int bench_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+static double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), bench_cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* A barrier whose waiters sleep instead of spinning on the two cores. */
+static void bench_sleepy_barrier(MPI_Comm comm)
+{
+    struct timespec nap = { 0, 20000 };
+    MPI_Request req;
+    int done = 0;
+
+    MPI_Ibarrier(comm, &req);
+    while (!done) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            nanosleep(&nap, NULL);
+        }
+    }
+}
+
+/* One timed allreduce: the slowest rank's time. */
+static double bench_once(MPI_Comm comm, MPI_Comm sync, double *in, double *out, size_t count)
+{
+    double t0, dt, worst;
+
+    bench_sleepy_barrier(sync);
+    t0 = MPI_Wtime();
+    MPI_Allreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, comm);
+    dt = MPI_Wtime() - t0;
+    MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, sync);
+    return worst;
+}
+
+/* Local memory bound for n bytes: two copies and one reduction of n/2. */
+static double bench_copy_bound(double *a, double *b, size_t count, int reps)
+{
+    double t[64], t0;
+    size_t half = count / 2;
+    int i;
+
+    for (i = 0; i < reps; ++i) {
+        t0 = MPI_Wtime();
+        memcpy(b, a, half * sizeof(double));
+        memcpy(b + half, a + half, half * sizeof(double));
+        MPI_Reduce_local(a, b, (int)half, MPI_DOUBLE, MPI_SUM);
+        t[i] = MPI_Wtime() - t0;
+    }
+    return bench_median(t, reps);
+}
+
+int main(int argc, char **argv)
+{
+    size_t max_bytes = argc > 1 ? strtoull(argv[1], NULL, 0) : (64u << 20);
+    int reps = argc > 2 ? atoi(argv[2]) : 9, rank, size, c, k, i, w;
+    double *in, *out, *scratch, t[NCONT][64], med[NCONT], bound, aa[64];
+    MPI_Comm comm[NCONT];
+    MPI_Info refuse;
+    size_t bytes, count;
+    int naa = 0;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (reps < 3 || reps > 64) {
+        reps = 9;
+    }
+    MPI_Info_create(&refuse);
+    MPI_Info_set(refuse, "ompi_comm_coll_preference", "^loom");
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm[LOOM]);
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, refuse, &comm[DEF_A]);
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, refuse, &comm[DEF_B]);
+    in = malloc(max_bytes);
+    out = malloc(max_bytes);
+    scratch = malloc(max_bytes);
+    for (i = 0; i < (int)(max_bytes / sizeof(double)); ++i) {
+        in[i] = (double)(rank + i % 13);
+    }
+    if (rank == 0) {
+        printf("# allreduce, double sum, %d ranks, median of %d, contenders interleaved\n",
+               size, reps);
+        printf("%12s %12s %12s %12s %10s %10s %12s %10s\n", "bytes", "loom_us", "tuned_us",
+               "tuned2_us", "loom/tuned", "A/A", "bound_us", "loom/bound");
+    }
+    for (bytes = 8; bytes <= max_bytes; bytes *= 2) {
+        count = bytes / sizeof(double);
+        for (c = 0; c < NCONT; ++c) {  /* warm-up: pools, endpoints, caches */
+            bench_once(comm[c], comm[DEF_A], in, out, count);
+        }
+        for (k = 0; k < reps; ++k) {
+            for (w = 0; w < NCONT; ++w) {
+                c = (k + w) % NCONT;   /* rotate who goes first */
+                t[c][k] = bench_once(comm[c], comm[DEF_A], in, out, count);
+            }
+        }
+        for (c = 0; c < NCONT; ++c) {
+            med[c] = bench_median(t[c], reps);
+        }
+        bound = bench_copy_bound(in, scratch, count, reps);
+        aa[naa++] = med[DEF_B] / med[DEF_A];
+        if (rank == 0) {
+            printf("%12zu %12.1f %12.1f %12.1f %10.2f %10.2f %12.1f %10.2f\n", bytes,
+                   med[LOOM] * 1e6, med[DEF_A] * 1e6, med[DEF_B] * 1e6,
+                   med[LOOM] / med[DEF_A], med[DEF_B] / med[DEF_A], bound * 1e6,
+                   med[LOOM] / bound);
+            fflush(stdout);
+        }
+    }
+    qsort(aa, (size_t)naa, sizeof(double), bench_cmp);
+    if (rank == 0) {
+        printf("# A/A ratio over sizes: median %.2f, 95th percentile %.2f; %s is %s\n",
+               aa[naa / 2], aa[(naa * 95) / 100 < naa ? (naa * 95) / 100 : naa - 1],
+               bench_names[DEF_B], "the default against itself");
+    }
+    for (c = 0; c < NCONT; ++c) {
+        MPI_Comm_free(&comm[c]);
+    }
+    MPI_Info_free(&refuse);
+    free(in);
+    free(out);
+    free(scratch);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,302 @@
+/* Allreduce algorithms on the loopback transport (ring at 1..32 ranks,
+ * every algorithm at 1..64 with random sizes and pipelining), checked
+ * against a sum computed here; and the selection. */
+#include "loopback_harness.h"
+#include "coll/core/partition.h"
+#include "coll/core/coll_config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rank r's input element i: integer-valued, so every summation order gives
+ * the same double. */
+static double input_value(int r, size_t i, unsigned salt)
+{
+    return (double)((int)((i * 2654435761u + (unsigned)r * 40503u + salt) % 2001u) - 1000);
+}
+
+/* Runs one allreduce of count doubles on p ranks with algorithm alg and
+ * checks every rank. */
+static void check_alg(loom_allreduce_alg_t alg, int p, size_t count, int in_place,
+                      unsigned seed, size_t seg_bytes, int depth)
+{
+    loom_coll_args_t *args = calloc((size_t)p, sizeof(*args));
+    double **in = calloc((size_t)p, sizeof(*in));
+    double **out = calloc((size_t)p, sizeof(*out));
+    double *expect = calloc(count ? count : 1, sizeof(double));
+    harness_t h;
+    size_t i, sent_elems;
+    int r;
+
+    for (r = 0; r < p; ++r) {
+        in[r] = malloc(sizeof(double) * (count ? count : 1));
+        out[r] = malloc(sizeof(double) * (count ? count : 1));
+        for (i = 0; i < count; ++i) {
+            in[r][i] = input_value(r, i, seed);
+            expect[i] += in[r][i];
+            out[r][i] = in_place ? in[r][i] : -12345.0;
+        }
+        args[r] = (loom_coll_args_t){
+            .sendbuf = in_place ? NULL : in[r], .recvbuf = out[r], .count = count,
+            .elem_size = sizeof(double), .in_place = in_place,
+            .op = { .fn = harness_sum_double, .commutative = 1 },
+            .seg_bytes = seg_bytes, .depth = depth,
+        };
+    }
+
+    harness_init(&h, p);
+    ck_assert_msg(harness_run(&h, loom_allreduce_algorithms[alg].plan, args, seed) == LOOM_OK,
+                  "%s allreduce p=%d count=%zu in_place=%d did not complete",
+                  loom_allreduce_alg_names[alg], p, count, in_place);
+    for (r = 0; r < p; ++r) {
+        for (i = 0; i < count; ++i) {
+            ck_assert_msg(out[r][i] == expect[i],
+                          "%s p=%d count=%zu rank %d element %zu: %g, expected %g",
+                          loom_allreduce_alg_names[alg], p, count, r, i, out[r][i],
+                          expect[i]);
+        }
+        /* Replicas must be bitwise identical, not just close. */
+        ck_assert(count == 0 || memcmp(out[r], out[0], count * sizeof(double)) == 0);
+        if (!in_place) {
+            for (i = 0; i < count; ++i) {
+                ck_assert(in[r][i] == input_value(r, i, seed)); /* input untouched */
+            }
+        }
+        /* Exactly the ring's volume: every block but one in each phase. */
+        sent_elems = p == 1 ? 0
+                     : 2 * count - loom_block_count(count, p, (r + 1) % p)
+                                 - loom_block_count(count, p, (r + 2) % p);
+        if (alg == LOOM_ALLREDUCE_RING) {
+            ck_assert_uint_eq(loom_loopback_bytes_sent(h.lb, r), sent_elems * sizeof(double));
+        }
+    }
+    ck_assert_int_eq(loom_loopback_pending(h.lb), 0);
+    harness_fini(&h);
+
+    for (r = 0; r < p; ++r) {
+        free(in[r]);
+        free(out[r]);
+    }
+    free(in);
+    free(out);
+    free(expect);
+    free(args);
+}
+
+static void check_ring(int p, size_t count, int in_place, unsigned seed)
+{
+    check_alg(LOOM_ALLREDUCE_RING, p, count, in_place, seed, 0, 0);
+}
+
+START_TEST(test_ring_edge_counts)
+{
+    int p = _i;
+
+    check_ring(p, 0, 0, 1);
+    check_ring(p, 1, 0, 2);
+    check_ring(p, 1, 1, 3);
+    if (p > 2) {
+        check_ring(p, (size_t)p - 1, 0, 4); /* fewer elements than ranks */
+    }
+    check_ring(p, (size_t)p, 1, 5);
+    check_ring(p, 2 * (size_t)p + 1, 0, 6); /* odd, uneven blocks */
+}
+END_TEST
+
+START_TEST(test_ring_random_sizes)
+{
+    unsigned seed = 1000u + (unsigned)_i;
+    int p, k;
+
+    srand(seed);
+    for (k = 0; k < 6; ++k) {
+        p = 1 + rand() % 32;
+        check_ring(p, (size_t)(rand() % 5000), rand() % 2, seed + (unsigned)k);
+    }
+}
+END_TEST
+
+/* Every algorithm at 1..64 ranks with random sizes and pipelining. */
+START_TEST(test_every_algorithm)
+{
+    unsigned seed = 2000u + (unsigned)_i;
+    int alg, p, k;
+    size_t count, seg;
+
+    srand(seed);
+    for (alg = 1; alg < LOOM_ALLREDUCE_ALG_COUNT; ++alg) {
+        for (k = 0; k < 4; ++k) {
+            p = 1 + rand() % 64;
+            seg = (size_t)(rand() % 3) * 8 * (size_t)(1 + rand() % 300);
+            /* Small segments make many steps: keep those vectors shorter. */
+            count = (size_t)(rand() % 3 == 0 ? rand() % (2 * p + 2)
+                                             : rand() % (seg ? 3000 : 20000));
+            check_alg((loom_allreduce_alg_t)alg, p, count, rand() % 2, seed + (unsigned)k,
+                      seg, rand() % 5);
+        }
+    }
+}
+END_TEST
+
+/* uint32 sums wrap modulo 2^32, the same on every rank. */
+START_TEST(test_ring_u32_wraps)
+{
+    enum { P = 7, N = 33 };
+    uint32_t in[P][N], out[P][N], expect[N] = { 0 };
+    loom_coll_args_t args[P];
+    harness_t h;
+    int r, i;
+
+    for (r = 0; r < P; ++r) {
+        for (i = 0; i < N; ++i) {
+            in[r][i] = 0xF0000000u + (uint32_t)(r * 977 + i);
+            expect[i] += in[r][i];
+        }
+        args[r] = (loom_coll_args_t){ .sendbuf = in[r], .recvbuf = out[r], .count = N,
+                                      .elem_size = 4,
+                                      .op = { .fn = harness_sum_u32, .commutative = 1 } };
+    }
+    harness_init(&h, P);
+    ck_assert_int_eq(harness_run(&h, loom_allreduce_ring_plan, args, 9), LOOM_OK);
+    for (r = 0; r < P; ++r) {
+        ck_assert_mem_eq(out[r], expect, sizeof(expect));
+    }
+    harness_fini(&h);
+}
+END_TEST
+
+START_TEST(test_ring_refuses_noncommutative)
+{
+    double x = 1, y;
+    loom_coll_args_t args = { .sendbuf = &x, .recvbuf = &y, .count = 1,
+                              .elem_size = 8,
+                              .op = { .fn = harness_sum_double, .commutative = 0 } };
+    loom_sched_t *sched = NULL;
+    harness_t h;
+
+    harness_init(&h, 3);
+    ck_assert_int_eq(loom_allreduce_ring_plan(&args, h.teams[0], &sched),
+                     LOOM_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(sched);
+    harness_fini(&h);
+}
+END_TEST
+
+static loom_coll_config_t default_config(void)
+{
+    loom_coll_config_t cfg;
+
+    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &cfg), LOOM_OK);
+    return cfg;
+}
+
+/* The cost model's picks at the extremes, and what settings force. */
+START_TEST(test_allreduce_select)
+{
+    loom_coll_config_t cfg = default_config();
+    loom_allreduce_choice_t ch;
+    size_t bytes;
+    int p;
+
+    /* Tiny messages: the fewest rounds. */
+    loom_allreduce_select(&cfg, 8, 8, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_RD);
+    ck_assert_int_eq(ch.forced, 0);
+    /* Large messages: a bandwidth-optimal algorithm, never doubling. */
+    loom_allreduce_select(&cfg, 4, 64u << 20, 1, &ch);
+    ck_assert(ch.alg == LOOM_ALLREDUCE_RING || ch.alg == LOOM_ALLREDUCE_RABENSEIFNER);
+    /* Non-commutative: only algorithms that reduce in rank order, at every size. */
+    for (p = 2; p <= 64; p += 7) {
+        for (bytes = 8; bytes <= (256u << 20); bytes *= 4) {
+            loom_allreduce_select(&cfg, p, bytes, 0, &ch);
+            ck_assert_msg(loom_allreduce_algorithms[ch.alg].noncommutative,
+                          "p=%d bytes=%zu picked %s for a non-commutative op", p, bytes,
+                          loom_allreduce_alg_names[ch.alg]);
+        }
+    }
+    /* Forced: taken as given, except where it cannot keep rank order. */
+    cfg.allreduce_algorithm = LOOM_ALLREDUCE_DBTREE;
+    cfg.allreduce_segment = 12345;
+    cfg.allreduce_depth = 3;
+    loom_allreduce_select(&cfg, 16, 8, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_DBTREE);
+    ck_assert_int_eq(ch.forced, 1);
+    ck_assert_uint_eq(ch.seg_bytes, 12345);
+    ck_assert_int_eq(ch.depth, 3);
+    loom_allreduce_select(&cfg, 16, 8, 0, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_RD);
+}
+END_TEST
+
+/* A faster link makes bandwidth-optimal algorithms win later; a slower
+ * per-message cost makes them win earlier.  The crossover moves the way
+ * the alpha-beta model says. */
+static size_t crossover(const loom_coll_config_t *cfg, int p)
+{
+    loom_allreduce_choice_t ch;
+    size_t bytes;
+
+    for (bytes = 8; bytes <= (1u << 30); bytes *= 2) {
+        loom_allreduce_select(cfg, p, bytes, 1, &ch);
+        if (ch.alg != LOOM_ALLREDUCE_RD) {
+            return bytes;
+        }
+    }
+    return 0;
+}
+
+START_TEST(test_allreduce_select_crossover)
+{
+    loom_coll_config_t cfg = default_config();
+    size_t base = crossover(&cfg, 8), cheap_msgs;
+
+    ck_assert_uint_gt(base, 8);
+    cfg.cost_alpha_ns /= 10;
+    cheap_msgs = crossover(&cfg, 8);
+    ck_assert_uint_lt(cheap_msgs, base);
+}
+END_TEST
+
+START_TEST(test_allreduce_plan_rejects_bad_algorithm)
+{
+    loom_coll_config_t cfg = default_config();
+    loom_coll_args_t args = { .count = 10, .elem_size = 8 };
+    loom_sched_t *sched = NULL;
+    harness_t h;
+
+    harness_init(&h, 2);
+    cfg.allreduce_algorithm = LOOM_ALLREDUCE_ALG_COUNT;
+    loom_log_set_level((loom_log_level_t)-1);
+    ck_assert_int_eq(loom_allreduce_plan(&args, h.teams[0], &cfg, &sched),
+                     LOOM_ERR_INVALID_PARAM);
+    loom_log_set_level(LOOM_LOG_WARN);
+    ck_assert_ptr_null(sched);
+    harness_fini(&h);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("allreduce_ring");
+    TCase *tc = tcase_create("ring");
+    SRunner *sr;
+    int failed;
+
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_ring_edge_counts, 1, 33);
+    tcase_add_loop_test(tc, test_ring_random_sizes, 0, 8);
+    tcase_add_loop_test(tc, test_every_algorithm, 0, 12);
+    tcase_add_test(tc, test_ring_u32_wraps);
+    tcase_add_test(tc, test_ring_refuses_noncommutative);
+    tcase_add_test(tc, test_allreduce_select);
+    tcase_add_test(tc, test_allreduce_select_crossover);
+    tcase_add_test(tc, test_allreduce_plan_rejects_bad_algorithm);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
