@@ -30,6 +30,7 @@
 #include "allreduce.h"
 #include "partition.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define LOOM_RING_DEFAULT_DEPTH 4
@@ -82,7 +83,8 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     };
     int right = loom_mod(c.r + 1, c.p), left = loom_mod(c.r - 1, c.p);
     int depth = args->depth > 0 ? args->depth : LOOM_RING_DEFAULT_DEPTH;
-    int copy, k, j, nseg, slot = 0, recv, red;
+    int k, j, nseg, slot = 0, recv, red, local;
+    ptrdiff_t to_input = args->in_place ? 0 : (const char *)args->sendbuf - c.buf;
     int *last_reduce, *last_recv, *slot_reader, *rs_sends;
     size_t bytes, slot_bytes;
     char *scratch, *seg;
@@ -95,10 +97,11 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     if (status != LOOM_OK) {
         return status;
     }
-    copy = args->in_place ? -1
-                          : loom_sched_copy(c.sched, args->sendbuf, args->recvbuf,
-                                            args->count * args->elem_size, LOOM_NO_DEPS);
     if (c.p == 1 || args->count == 0) {
+        if (!args->in_place) {
+            loom_sched_copy(c.sched, args->sendbuf, args->recvbuf,
+                            args->count * args->elem_size, LOOM_NO_DEPS);
+        }
         goto out;
     }
 
@@ -119,7 +122,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     slot_reader = last_recv + c.nseg_max;
     rs_sends = slot_reader + depth;
     for (j = 0; j < c.nseg_max; ++j) {
-        last_reduce[j] = copy;
+        last_reduce[j] = -1;
     }
     for (j = 0; j < depth; ++j) {
         slot_reader[j] = -1;
@@ -130,13 +133,17 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
         goto err;
     }
 
-    /* Reduce-scatter. */
+    /* Reduce-scatter.  Out of place, the input is never copied whole: the
+     * first round sends block r straight from the send buffer (the
+     * allgather overwrites it later), and each other block is copied one
+     * segment at a time just before its reduction, while still in cache. */
     for (k = 0; k < c.p - 1; ++k) {
         nseg = loom_ring_nseg(&c, c.r - k);
         for (j = 0; j < nseg; ++j) {
             seg = loom_ring_seg(&c, c.r - k, j, &bytes);
             rs_sends[k * c.nseg_max + j] =
-                loom_sched_send(c.sched, right, loom_ring_tag(&c, k, j), seg, bytes,
+                loom_sched_send(c.sched, right, loom_ring_tag(&c, k, j),
+                                k == 0 ? seg + to_input : seg, bytes,
                                 LOOM_DEPS(last_reduce[j]));
         }
         for (j = nseg; j < c.nseg_max; ++j) {
@@ -149,8 +156,11 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
             recv = loom_sched_recv(c.sched, left, loom_ring_tag(&c, k, j),
                                    scratch + (size_t)slot * slot_bytes, bytes,
                                    LOOM_DEPS(slot_reader[slot]));
+            local = args->in_place ? -1
+                                   : loom_sched_copy(c.sched, seg + to_input, seg, bytes,
+                                                     LOOM_NO_DEPS);
             red = loom_sched_reduce(c.sched, scratch + (size_t)slot * slot_bytes, seg,
-                                    bytes, LOOM_DEPS(recv, copy));
+                                    bytes, LOOM_DEPS(recv, local));
             slot_reader[slot] = red;
             last_reduce[j] = red;
             slot = (slot + 1) % depth;

@@ -48,15 +48,30 @@ static void bench_sleepy_barrier(MPI_Comm comm)
     }
 }
 
-/* One timed allreduce: the slowest rank's time. */
-static double bench_once(MPI_Comm comm, MPI_Comm sync, double *in, double *out, size_t count)
+/* Calls per timed batch: enough that a batch lasts about a millisecond,
+ * so the skew of leaving the barrier does not dominate small sizes. */
+static int bench_batch(size_t bytes)
+{
+    size_t calls = ((size_t)1 << 20) / (bytes + 4096);
+
+    return calls < 1 ? 1 : calls > 200 ? 200 : (int)calls;
+}
+
+/* One timed batch: the slowest rank's time per call.  Waiting ranks sleep
+ * in the first barrier; the second, a spinning one, lines them up. */
+static double bench_once(MPI_Comm comm, MPI_Comm sync, double *in, double *out, size_t count,
+                         int batch)
 {
     double t0, dt, worst;
+    int i;
 
     bench_sleepy_barrier(sync);
+    MPI_Barrier(sync);
     t0 = MPI_Wtime();
-    MPI_Allreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, comm);
-    dt = MPI_Wtime() - t0;
+    for (i = 0; i < batch; ++i) {
+        MPI_Allreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, comm);
+    }
+    dt = (MPI_Wtime() - t0) / batch;
     MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, sync);
     return worst;
 }
@@ -114,12 +129,13 @@ int main(int argc, char **argv)
     for (bytes = 8; bytes <= max_bytes; bytes *= 2) {
         count = bytes / sizeof(double);
         for (c = 0; c < NCONT; ++c) {  /* warm-up: pools, endpoints, caches */
-            bench_once(comm[c], comm[DEF_A], in, out, count);
+            bench_once(comm[c], comm[DEF_A], in, out, count, 1);
         }
         for (k = 0; k < reps; ++k) {
             for (w = 0; w < NCONT; ++w) {
                 c = (k + w) % NCONT;   /* rotate who goes first */
-                t[c][k] = bench_once(comm[c], comm[DEF_A], in, out, count);
+                t[c][k] = bench_once(comm[c], comm[DEF_A], in, out, count,
+                                     bench_batch(bytes));
             }
         }
         for (c = 0; c < NCONT; ++c) {
