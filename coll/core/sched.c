@@ -26,6 +26,7 @@ loom_status_t loom_sched_create(loom_team_t *team, const loom_coll_args_t *args,
     sched->prepared      = 0;
     sched->nposted       = 0;
     sched->scratch       = NULL;
+    sched->scratch_bytes = 0;
     sched->build_status  = LOOM_OK;
     sched->busy          = 0;
     sched->team   = team;
@@ -127,6 +128,7 @@ loom_status_t loom_sched_alloc_scratch(loom_sched_t *sched, size_t bytes,
         sched->build_status = status;
         return status;
     }
+    sched->scratch_bytes = bytes;
     *scratch_p = sched->scratch;
     return LOOM_OK;
 }

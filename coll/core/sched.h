@@ -73,6 +73,7 @@ typedef struct loom_sched {
     int                 *posted;
     int                 nposted;
     void                *scratch;      /* from the pool */
+    size_t              scratch_bytes; /* as requested (the pool may give more) */
     int                 *ints;         /* algorithm bookkeeping, kept for reuse */
     int                 ints_capacity;
     loom_status_t       build_status;  /* first error while steps were added */
