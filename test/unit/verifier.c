@@ -4,7 +4,10 @@
  * may touch), the simulation (verifier_sim.c), then the result checks.
  *
  * Memory a step may touch: its rank's receive buffer, its rank's send
- * buffer (read only, out of place), and its schedule's scratch area.
+ * buffer (read only, out of place), and its schedule's scratch area.  Only
+ * the input holds data at the start: the scratch, and the receive buffer
+ * out of place, must be written by a step before one reads them (a plan
+ * that fills them while planning is reported as reading garbage).
  * Anything else is another rank's memory or nobody's, so an algorithm that
  * needs memory must take it from loom_sched_alloc_scratch.  The scratch
  * area's size is not recorded by the schedule; malloc_usable_size gives an
@@ -31,6 +34,7 @@ static const char *const vf_verdict_names[LOOM_VERIFY_VERDICT_COUNT] = {
     [LOOM_VERIFY_UNMATCHED]        = "unmatched",
     [LOOM_VERIFY_DEADLOCK]         = "deadlock",
     [LOOM_VERIFY_HAZARD]           = "hazard",
+    [LOOM_VERIFY_UNINITIALIZED]    = "uninitialized read",
     [LOOM_VERIFY_WRONG_RESULT]     = "wrong result",
     [LOOM_VERIFY_REPLICA_MISMATCH] = "replica mismatch",
     [LOOM_VERIFY_SENDBUF_CHANGED]  = "send buffer changed",
@@ -276,10 +280,21 @@ static int vf_layout(vf_t *vf)
                 "scratch", rk->sched->scratch, usable - usable % vf->esize, 1, NULL };
         }
         for (i = 0; i < VF_REGION_COUNT; ++i) {
-            if (rg[i].start != NULL) {
-                rg[i].shadow = calloc(rg[i].bytes / vf->esize + 1, sizeof(uint16_t));
-                if (rg[i].shadow == NULL) {
-                    return -1;
+            size_t n = rg[i].bytes / vf->esize, e;
+
+            if (rg[i].start == NULL) {
+                continue;
+            }
+            rg[i].shadow = calloc(n + 1, sizeof(uint16_t));
+            if (rg[i].shadow == NULL) {
+                return -1;
+            }
+            /* Data to start from: the input, wherever it is.  An
+             * out-of-place receive buffer and the scratch hold garbage
+             * until a step writes them. */
+            if (i == VF_REGION_SEND || (i == VF_REGION_RECV && pa->in_place)) {
+                for (e = 0; e < n; ++e) {
+                    rg[i].shadow[e] = VF_SHADOW_INIT;
                 }
             }
         }
@@ -521,7 +536,8 @@ static void vf_destroy(vf_t *vf)
     free(vf->ranks);
     free(vf->steps);
     free(vf->rdep);
-    free(vf->actions);
+    free(vf->starts.a);
+    free(vf->deliveries.a);
     free(vf->table);
 }
 

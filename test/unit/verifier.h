@@ -8,9 +8,10 @@
  * stays in flight until its receive completes), the strictest behaviour a
  * transport may show.  Along the way it checks what a real run cannot see:
  * that every send meets a receive of the same size and tag, that no step
- * touches memory an in-flight message still owns, that nothing deadlocks or
- * stays unmatched; at the end, that every rank holds exactly the combination
- * of every rank's input, bitwise identical everywhere.
+ * touches memory an in-flight message still owns or reads memory nothing
+ * has written, that nothing deadlocks or stays unmatched; at the end, that
+ * every rank holds exactly the combination of every rank's input, bitwise
+ * identical everywhere.
  *
  * Inputs are fingerprints of (rank, element), so a missing, duplicated or
  * (with the non-commutative op) misordered contribution changes the result.
@@ -49,11 +50,24 @@ typedef enum loom_verify_verdict {
     LOOM_VERIFY_UNMATCHED,        /* a message no step of the peer will ever match */
     LOOM_VERIFY_DEADLOCK,         /* nothing can move, ranks are not done */
     LOOM_VERIFY_HAZARD,           /* a step touched memory owned by an in-flight message */
+    LOOM_VERIFY_UNINITIALIZED,    /* a step read memory nothing had written */
     LOOM_VERIFY_WRONG_RESULT,
     LOOM_VERIFY_REPLICA_MISMATCH, /* ranks disagree bitwise */
     LOOM_VERIFY_SENDBUF_CHANGED,
     LOOM_VERIFY_VERDICT_COUNT
 } loom_verify_verdict_t;
+
+/* Which action the simulation picks next. */
+typedef enum loom_verify_order {
+    /* Uniformly among all possible actions: every interleaving can occur. */
+    LOOM_VERIFY_ORDER_UNIFORM,
+    /* Uniformly among step starts; a matched message is delivered only when
+     * no step can start.  Messages stay in flight as long as possible, so
+     * a step that lacks a dependency on one meets it in flight (a hazard)
+     * or before it arrived (an uninitialized read) instead of by luck
+     * after it. */
+    LOOM_VERIFY_ORDER_LATE_DELIVERY
+} loom_verify_order_t;
 
 typedef struct loom_verify_params {
     const char          *name;           /* names the algorithm in messages */
@@ -66,6 +80,7 @@ typedef struct loom_verify_params {
     int                 depth;
     int                 ranks_per_node;  /* 0: every rank on a node of its own */
     uint64_t            seed;            /* inputs, context id, sequence number, order */
+    loom_verify_order_t order;
 } loom_verify_params_t;
 
 typedef struct loom_verify_report {

@@ -15,10 +15,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Per element of a rank's memory: how many in-flight sends read it (low
- * bits) and whether an in-flight receive writes it (top bit). */
+/* Per element of a rank's memory: whether an in-flight receive writes it,
+ * whether it holds data (the input, or anything a step wrote), and how
+ * many in-flight sends read it. */
 #define VF_SHADOW_WRITER  0x8000u
-#define VF_SHADOW_READERS 0x7FFFu
+#define VF_SHADOW_INIT    0x4000u
+#define VF_SHADOW_READERS 0x3FFFu
+
+/* How a step uses an operand. */
+#define VF_READS  1
+#define VF_WRITES 2
 
 typedef enum vf_region_id {
     VF_REGION_RECV,
@@ -60,6 +66,11 @@ typedef struct vf_action {
     int32_t rank, step, peer_rank, peer_step;
 } vf_action_t;
 
+typedef struct vf_action_list {
+    vf_action_t *a;
+    size_t      n, cap;
+} vf_action_list_t;
+
 /* A posted message in the match table.  Kept until completion, so that a
  * second message with the same key while the first is in flight is seen. */
 typedef struct vf_msg {
@@ -92,8 +103,8 @@ typedef struct vf {
     vf_step_t               *steps;     /* nsteps + 1 */
     int32_t                 *rdep;      /* local step numbers of dependents */
     /* what can happen next */
-    vf_action_t             *actions;
-    size_t                  nactions, actions_cap;
+    vf_action_list_t        starts;     /* steps that may start */
+    vf_action_list_t        deliveries; /* matched pairs that may complete */
     /* the match table: open addressing, linear probing, at most half
      * full, so that a lookup usually costs one cache line */
     vf_msg_t                *table;

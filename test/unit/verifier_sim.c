@@ -2,9 +2,10 @@
  * The verifier's simulation: every rank's steps, executed here, in a random
  * order among everything that could happen next.
  *
- * The possible actions are kept in one array: "start step s of rank r" once
- * its dependencies are done, and "complete the matched pair" once a send
- * and a receive have met.  Each round picks one uniformly (seeded) and
+ * The possible actions are kept in two arrays: "start step s of rank r"
+ * once its dependencies are done, and "complete the matched pair" once a
+ * send and a receive have met.  Each round picks one uniformly (seeded)
+ * among both, or among starts first (loom_verify_order_t), and
  * swap-removes it, so an action costs O(1) plus the bytes it touches.
  * Reductions and copies run at once when started; messages are posted, meet
  * their partner in a hash table keyed by (source, target, full tag), and
@@ -35,20 +36,43 @@ static uint64_t vf_rand(vf_t *vf)
 
 static int vf_push(vf_t *vf, int rank, int step, int peer_rank, int peer_step)
 {
-    vf_action_t *actions;
+    vf_action_list_t *list = peer_rank < 0 ? &vf->starts : &vf->deliveries;
+    vf_action_t *a;
     size_t cap;
 
-    if (vf->nactions == vf->actions_cap) {
-        cap = vf->actions_cap ? 2 * vf->actions_cap : 1024;
-        actions = realloc(vf->actions, cap * sizeof(*actions));
-        if (actions == NULL) {
+    if (list->n == list->cap) {
+        cap = list->cap ? 2 * list->cap : 1024;
+        a = realloc(list->a, cap * sizeof(*a));
+        if (a == NULL) {
             return -1;
         }
-        vf->actions = actions;
-        vf->actions_cap = cap;
+        list->a = a;
+        list->cap = cap;
     }
-    vf->actions[vf->nactions++] = (vf_action_t){ rank, step, peer_rank, peer_step };
+    list->a[list->n++] = (vf_action_t){ rank, step, peer_rank, peer_step };
     return 0;
+}
+
+/* Takes the next action, as the order asks; 0 when none is left. */
+static int vf_pick(vf_t *vf, vf_action_t *a_p)
+{
+    size_t total = vf->starts.n + vf->deliveries.n, i;
+    vf_action_list_t *list;
+
+    if (total == 0) {
+        return 0;
+    }
+    if (vf->params->order == LOOM_VERIFY_ORDER_LATE_DELIVERY) {
+        list = vf->starts.n > 0 ? &vf->starts : &vf->deliveries;
+        i = (size_t)(vf_rand(vf) % list->n);
+    } else {
+        i = (size_t)(vf_rand(vf) % total);
+        list = i < vf->starts.n ? &vf->starts : &vf->deliveries;
+        i = i < vf->starts.n ? i : i - vf->starts.n;
+    }
+    *a_p = list->a[i];
+    list->a[i] = list->a[--list->n];
+    return 1;
 }
 
 static const loom_step_desc_t *vf_desc(const vf_t *vf, int rank, int step)
@@ -249,41 +273,56 @@ static int vf_find_owner(const vf_t *vf, int rank, int reg, size_t elem, int wan
     return -1;
 }
 
-/* Checks that step (rank, step) may read (writes = 0) or write (writes = 1)
- * bytes at ptr now. */
-static int vf_check(vf_t *vf, int rank, int step, const void *ptr, size_t bytes,
-                    int writes)
+/* Checks that step (rank, step) may use bytes at ptr now, as how says
+ * (VF_READS, VF_WRITES or both): no in-flight message owns them, and what
+ * it reads holds data. */
+static int vf_check(vf_t *vf, int rank, int step, const void *ptr, size_t bytes, int how)
 {
     const vf_rank_t *rk = &vf->ranks[rank];
     int reg = vf_locate(rk, ptr, bytes);
     const vf_region_t *region = &rk->regions[reg];
     size_t e0 = (size_t)((const unsigned char *)ptr - region->start) / vf->esize;
     size_t n = bytes / vf->esize, i;
-    uint16_t mask = writes ? (VF_SHADOW_WRITER | VF_SHADOW_READERS) : VF_SHADOW_WRITER;
+    uint16_t busy = (how & VF_WRITES) ? (VF_SHADOW_WRITER | VF_SHADOW_READERS)
+                                      : VF_SHADOW_WRITER;
+    const char *verb = how == VF_READS ? "reads" : how == VF_WRITES ? "writes" : "updates";
     char a[160], b[160];
     int owner, by_recv;
 
     for (i = 0; i < n; ++i) {
-        if ((region->shadow[e0 + i] & mask) == 0) {
-            continue;
+        uint16_t sh = region->shadow[e0 + i];
+
+        if (sh & busy) {
+            by_recv = (sh & VF_SHADOW_WRITER) != 0;
+            owner = vf_find_owner(vf, rank, reg, e0 + i, by_recv);
+            return vf_fail(vf, LOOM_VERIFY_HAZARD,
+                           "hazard: rank %d %s %s %s elements [%zu, %zu) while %s, "
+                           "still in flight, %s element %zu",
+                           rank, vf_describe(vf, rank, step, a, sizeof(a)), verb,
+                           region->name, e0, e0 + n,
+                           owner >= 0 ? vf_describe(vf, rank, owner, b, sizeof(b))
+                                      : "a message",
+                           by_recv ? "writes" : "reads", e0 + i);
         }
-        by_recv = (region->shadow[e0 + i] & VF_SHADOW_WRITER) != 0;
-        owner = vf_find_owner(vf, rank, reg, e0 + i, by_recv);
-        return vf_fail(vf, LOOM_VERIFY_HAZARD,
-                       "hazard: rank %d %s %s %s elements [%zu, %zu) while %s, "
-                       "still in flight, %s element %zu",
-                       rank, vf_describe(vf, rank, step, a, sizeof(a)),
-                       writes ? "writes" : "reads", region->name, e0, e0 + n,
-                       owner >= 0 ? vf_describe(vf, rank, owner, b, sizeof(b))
-                                  : "a message",
-                       by_recv ? "writes" : "reads", e0 + i);
+        if ((how & VF_READS) && !(sh & VF_SHADOW_INIT)) {
+            return vf_fail(vf, LOOM_VERIFY_UNINITIALIZED,
+                           "uninitialized read: rank %d %s %s %s elements [%zu, %zu), "
+                           "but no step has written element %zu yet (%s)",
+                           rank, vf_describe(vf, rank, step, a, sizeof(a)), verb,
+                           region->name, e0, e0 + n, e0 + i,
+                           reg == VF_REGION_RECV ? "out of place, the receive buffer "
+                                                   "holds the caller's old data"
+                                                 : "scratch starts as garbage");
+        }
     }
     return 0;
 }
 
-/* Adds delta to the shadow of [ptr, ptr+bytes): +-1 for a send's readers,
- * +-VF_SHADOW_WRITER for a receive. */
-static int vf_mark(vf_t *vf, int rank, int step, const void *ptr, size_t bytes, int delta)
+/* Adds delta to the shadow of [ptr, ptr+bytes) and sets the bits in set:
+ * +-1 for a send's readers, +-VF_SHADOW_WRITER for a receive, INIT once
+ * data has landed. */
+static int vf_mark(vf_t *vf, int rank, int step, const void *ptr, size_t bytes, int delta,
+                   uint16_t set)
 {
     vf_rank_t *rk = &vf->ranks[rank];
     vf_region_t *region = &rk->regions[vf_locate(rk, ptr, bytes)];
@@ -299,7 +338,7 @@ static int vf_mark(vf_t *vf, int rank, int step, const void *ptr, size_t bytes, 
                            rank, vf_describe(vf, rank, step, a, sizeof(a)),
                            VF_SHADOW_READERS, e0 + i, region->name);
         }
-        region->shadow[e0 + i] = (uint16_t)(region->shadow[e0 + i] + delta);
+        region->shadow[e0 + i] = (uint16_t)((region->shadow[e0 + i] + delta) | set);
     }
     return 0;
 }
@@ -335,24 +374,23 @@ static int vf_start(vf_t *vf, int rank, int step)
 
     switch (d->type) {
     case LOOM_STEP_SEND:
-        if (d->bytes > 0 && (vf_check(vf, rank, step, d->src, d->bytes, 0) != 0 ||
-                             vf_mark(vf, rank, step, d->src, d->bytes, 1) != 0)) {
+        if (d->bytes > 0 && (vf_check(vf, rank, step, d->src, d->bytes, VF_READS) != 0 ||
+                             vf_mark(vf, rank, step, d->src, d->bytes, 1, 0) != 0)) {
             return -1;
         }
         return vf_post(vf, rank, step);
     case LOOM_STEP_RECV:
         if (d->bytes > 0) {
-            if (vf_check(vf, rank, step, d->dst, d->bytes, 1) != 0) {
+            if (vf_check(vf, rank, step, d->dst, d->bytes, VF_WRITES) != 0) {
                 return -1;
             }
-            vf_mark(vf, rank, step, d->dst, d->bytes, VF_SHADOW_WRITER);
+            vf_mark(vf, rank, step, d->dst, d->bytes, VF_SHADOW_WRITER, 0);
         }
         return vf_post(vf, rank, step);
     case LOOM_STEP_REDUCE:
         if (d->bytes > 0) {
-            /* The write check covers reading dst as well. */
-            if (vf_check(vf, rank, step, d->src, d->bytes, 0) != 0 ||
-                vf_check(vf, rank, step, d->dst, d->bytes, 1) != 0) {
+            if (vf_check(vf, rank, step, d->src, d->bytes, VF_READS) != 0 ||
+                vf_check(vf, rank, step, d->dst, d->bytes, VF_READS | VF_WRITES) != 0) {
                 return -1;
             }
             /* As the executor does: the op the schedule carries. */
@@ -362,13 +400,14 @@ static int vf_start(vf_t *vf, int rank, int step)
         return vf_finish(vf, rank, step);
     case LOOM_STEP_COPY:
         if (d->bytes > 0) {
-            if (vf_check(vf, rank, step, d->src, d->bytes, 0) != 0 ||
-                vf_check(vf, rank, step, d->dst, d->bytes, 1) != 0) {
+            if (vf_check(vf, rank, step, d->src, d->bytes, VF_READS) != 0 ||
+                vf_check(vf, rank, step, d->dst, d->bytes, VF_WRITES) != 0) {
                 return -1;
             }
             if (d->dst != d->src) {
                 memcpy(d->dst, d->src, d->bytes);
             }
+            vf_mark(vf, rank, step, d->dst, d->bytes, 0, VF_SHADOW_INIT);
         }
         return vf_finish(vf, rank, step);
     }
@@ -384,8 +423,9 @@ static int vf_complete(vf_t *vf, const vf_action_t *a)
 
     if (sd->bytes > 0) {
         memcpy(rd->dst, sd->src, sd->bytes);
-        vf_mark(vf, a->rank, a->step, sd->src, sd->bytes, -1);
-        vf_mark(vf, a->peer_rank, a->peer_step, rd->dst, rd->bytes, -(int)VF_SHADOW_WRITER);
+        vf_mark(vf, a->rank, a->step, sd->src, sd->bytes, -1, 0);
+        vf_mark(vf, a->peer_rank, a->peer_step, rd->dst, rd->bytes, -(int)VF_SHADOW_WRITER,
+                VF_SHADOW_INIT);
     }
     vf_msg_remove(vf, a->rank, a->step);
     vf_msg_remove(vf, a->peer_rank, a->peer_step);
@@ -587,7 +627,6 @@ static int vf_build_deps(vf_t *vf)
 int vf_simulate(vf_t *vf)
 {
     vf_action_t a;
-    size_t i;
     int r, s;
 
     if (vf_build_deps(vf) != 0 || vf_table_grow(vf) != 0) {
@@ -604,10 +643,7 @@ int vf_simulate(vf_t *vf)
             }
         }
     }
-    while (vf->nactions > 0) {
-        i = (size_t)(vf_rand(vf) % vf->nactions);
-        a = vf->actions[i];
-        vf->actions[i] = vf->actions[--vf->nactions];
+    while (vf_pick(vf, &a)) {
         ++vf->report->nactions;
         if ((a.peer_rank < 0 ? vf_start(vf, a.rank, a.step) : vf_complete(vf, &a)) != 0) {
             return -1;
