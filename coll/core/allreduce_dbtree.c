@@ -22,8 +22,10 @@
  */
 #include "allreduce.h"
 #include "partition.h"
+#include "tag.h"
 
 #define LOOM_DBTREE_DEFAULT_DEPTH 4
+#define LOOM_DBTREE_MAX_DEPTH     64
 #define LOOM_DBTREE_DEFAULT_SEG   (64 * 1024)
 
 typedef struct loom_dbtree {
@@ -40,7 +42,7 @@ static void loom_dbtree_add(loom_dbtree_t *c, int tree, char *buf, size_t count,
                             char *scratch, int copy)
 {
     int p = c->sched->team->size, r = c->sched->team->rank;
-    int parent, child[2], slot[2] = { 0, 0 }, reader[2][LOOM_STEP_MAX_DEPS * 16];
+    int parent, child[2], slot[2] = { 0, 0 }, reader[2][LOOM_DBTREE_MAX_DEPTH];
     int nseg = (int)((count + c->seg - 1) / c->seg), j, i, red, up, down, recv;
     uint32_t tag_up, tag_down;
     size_t bytes;
@@ -119,14 +121,19 @@ loom_status_t loom_allreduce_dbtree_plan(const loom_coll_args_t *args, loom_team
         goto out;
     }
     c.depth = args->depth > 0 ? args->depth : LOOM_DBTREE_DEFAULT_DEPTH;
-    if (c.depth > LOOM_STEP_MAX_DEPS * 16) {
-        c.depth = LOOM_STEP_MAX_DEPS * 16;
+    if (c.depth > LOOM_DBTREE_MAX_DEPTH) {
+        c.depth = LOOM_DBTREE_MAX_DEPTH;
     }
     c.seg = (args->seg_bytes ? args->seg_bytes : LOOM_DBTREE_DEFAULT_SEG) / c.esize;
     if (c.seg == 0) {
         c.seg = 1;
     }
     c.nseg_max = (int)((args->count - half + c.seg - 1) / c.seg);
+    /* Four tag steps per segment index (two trees, up and down). */
+    if ((uint64_t)4 * (uint64_t)c.nseg_max > LOOM_TAG_MAX_STEPS) {
+        c.seg = (args->count - half + LOOM_TAG_MAX_STEPS / 4 - 1) / (LOOM_TAG_MAX_STEPS / 4);
+        c.nseg_max = (int)((args->count - half + c.seg - 1) / c.seg);
+    }
     c.slot_bytes = c.seg * c.esize;
     status = loom_sched_alloc_scratch(c.sched, 4 * (size_t)c.depth * c.slot_bytes,
                                       (void **)&scratch);

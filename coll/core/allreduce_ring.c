@@ -29,6 +29,7 @@
  */
 #include "allreduce.h"
 #include "partition.h"
+#include "tag.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -107,7 +108,20 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
 
     c.seg = args->seg_bytes >= c.esize ? args->seg_bytes / c.esize
                                        : loom_block_count(c.count, c.p, 0);
+    /* Every (round, segment) needs a tag step of its own: with too many
+     * segments, make them larger; with too many rounds, decline (the
+     * decision depends on p and count only, so every rank declines). */
+    if ((uint64_t)2 * (uint64_t)(c.p - 1) > LOOM_TAG_MAX_STEPS) {
+        loom_sched_destroy(c.sched);
+        return LOOM_ERR_UNSUPPORTED;
+    }
     c.nseg_max = loom_ring_nseg(&c, 0);
+    if ((uint64_t)2 * (uint64_t)(c.p - 1) * (uint64_t)c.nseg_max > LOOM_TAG_MAX_STEPS) {
+        c.nseg_max = (int)(LOOM_TAG_MAX_STEPS / (2 * (uint64_t)(c.p - 1)));
+        c.seg = (loom_block_count(c.count, c.p, 0) + (size_t)c.nseg_max - 1) /
+                (size_t)c.nseg_max;
+        c.nseg_max = loom_ring_nseg(&c, 0);
+    }
     slot_bytes = c.seg * c.esize;
     /* Bookkeeping: per segment index, the last reduce (reduce-scatter) and
      * the last receive (allgather); per scratch slot, its last reader; per

@@ -6,10 +6,17 @@
  * messages: they wait (and the hang report names the step) instead of
  * summing the wrong blocks.
  *
- *   63            48 47             30 29      18 17  14 13          0
- *  +----------------+-----------------+----------+------+------------+
- *  |   context id   |  source rank    |   seq    | alg  |    step    |
- *  +----------------+-----------------+----------+------+------------+
+ *   63            48 47             30 29    22 21  18 17            0
+ *  +----------------+-----------------+--------+------+---------------+
+ *  |   context id   |  source rank    |  seq   | alg  |     step      |
+ *  +----------------+-----------------+--------+------+---------------+
+ *
+ * Steps get the most bits: a ring on p ranks with s segments per block
+ * uses 2(p-1)s distinct steps, and two messages of one pair in flight
+ * with the same tag would be matched in either order.  Plans keep their
+ * step count within LOOM_TAG_MAX_STEPS (loom_tag_steps_fit) or decline.
+ * Collectives on one communicator complete in order, so 256 sequence
+ * numbers are far more than can be in flight at once.
  */
 #ifndef LOOM_TAG_H
 #define LOOM_TAG_H
@@ -18,9 +25,9 @@
 
 #define LOOM_TAG_CONTEXT_BITS 16
 #define LOOM_TAG_RANK_BITS    18
-#define LOOM_TAG_SEQ_BITS     12
+#define LOOM_TAG_SEQ_BITS     8
 #define LOOM_TAG_ALG_BITS     4
-#define LOOM_TAG_STEP_BITS    14
+#define LOOM_TAG_STEP_BITS    18
 
 #define LOOM_TAG_STEP_SHIFT    0
 #define LOOM_TAG_ALG_SHIFT     (LOOM_TAG_STEP_SHIFT + LOOM_TAG_STEP_BITS)
@@ -35,8 +42,10 @@
 #define LOOM_TAG_MAX_CONTEXT ((uint32_t)LOOM_TAG_MASK(LOOM_TAG_CONTEXT_BITS))
 #define LOOM_TAG_MAX_RANKS   ((int)LOOM_TAG_MASK(LOOM_TAG_RANK_BITS) + 1)
 
-/* Sequence numbers and steps wrap; messages between one pair of ranks for
- * one collective are far fewer than 2^14 apart. */
+/* Distinct steps a schedule may use, the last one kept for the fold. */
+#define LOOM_TAG_MAX_STEPS ((uint64_t)LOOM_TAG_MASK(LOOM_TAG_STEP_BITS))
+
+/* Sequence numbers wrap (harmless, see above); steps must not. */
 static inline uint64_t loom_tag_make(uint32_t context, int src_rank, uint32_t seq,
                                      unsigned alg, uint32_t step)
 {

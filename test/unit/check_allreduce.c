@@ -4,6 +4,7 @@
 #include "loopback_harness.h"
 #include "coll/core/partition.h"
 #include "coll/core/coll_config.h"
+#include "coll/core/tag.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -184,6 +185,57 @@ START_TEST(test_ring_refuses_noncommutative)
 }
 END_TEST
 
+/* Every message of a schedule needs a tag step of its own (the verifier
+ * found ring steps wrapping at 16385 ranks): a plan asked for more
+ * segments than tags allow makes its segments larger instead. */
+static int tags_unique(const loom_sched_t *s)
+{
+    size_t width = (size_t)LOOM_TAG_MAX_STEPS + 1, bit;
+    unsigned char *seen = calloc((size_t)s->team->size * width / 8 + 1, 1);
+    int i, ok = 1;
+
+    for (i = 0; i < s->nsteps && ok; ++i) {
+        const loom_step_desc_t *d = &s->steps[i].desc;
+
+        if (d->type != LOOM_STEP_RECV) {
+            continue;
+        }
+        bit = (size_t)d->peer * width + d->tag_step;
+        ok = d->tag_step <= LOOM_TAG_MAX_STEPS && !(seen[bit / 8] & (1u << (bit % 8)));
+        seen[bit / 8] |= (unsigned char)(1u << (bit % 8));
+    }
+    free(seen);
+    return ok;
+}
+
+START_TEST(test_tag_budget)
+{
+    static double buf[300000];
+    loom_coll_args_t args = {
+        .sendbuf = NULL, .recvbuf = buf, .count = 300000, .elem_size = 8,
+        .in_place = 1, .seg_bytes = 8, .depth = 2,
+        .op = { .fn = harness_sum_double, .commutative = 1 },
+    };
+    const loom_allreduce_alg_t algs[] = { LOOM_ALLREDUCE_RING, LOOM_ALLREDUCE_DBTREE };
+    loom_sched_t *sched;
+    harness_t h;
+    size_t k;
+    int alg;
+
+    harness_init(&h, 3);
+    for (k = 0; k < 2; ++k) {
+        alg = algs[k];
+        ck_assert_int_eq(loom_allreduce_algorithms[alg].plan(&args, h.teams[0], &sched),
+                         LOOM_OK);
+        ck_assert_msg(tags_unique(sched), "%s reuses a tag step",
+                      loom_allreduce_alg_names[alg]);
+        ck_assert_int_lt(sched->nsteps, 3 * (int)LOOM_TAG_MAX_STEPS);
+        loom_sched_destroy(sched);
+    }
+    harness_fini(&h);
+}
+END_TEST
+
 static loom_coll_config_t default_config(void)
 {
     loom_coll_config_t cfg;
@@ -290,6 +342,7 @@ int main(void)
     tcase_add_loop_test(tc, test_every_algorithm, 0, 12);
     tcase_add_test(tc, test_ring_u32_wraps);
     tcase_add_test(tc, test_ring_refuses_noncommutative);
+    tcase_add_test(tc, test_tag_budget);
     tcase_add_test(tc, test_allreduce_select);
     tcase_add_test(tc, test_allreduce_select_crossover);
     tcase_add_test(tc, test_allreduce_plan_rejects_bad_algorithm);
