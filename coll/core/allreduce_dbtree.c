@@ -138,7 +138,7 @@ loom_status_t loom_allreduce_dbtree_plan(const loom_coll_args_t *args, loom_team
     status = loom_sched_alloc_scratch(c.sched, 4 * (size_t)c.depth * c.slot_bytes,
                                       (void **)&scratch);
     if (status != LOOM_OK) {
-        goto err;
+        goto out;
     }
     /* Tree A takes the first half (rounded down), tree B the rest. */
     loom_dbtree_add(&c, 0, args->recvbuf, half, scratch, copy);
@@ -146,14 +146,5 @@ loom_status_t loom_allreduce_dbtree_plan(const loom_coll_args_t *args, loom_team
                     scratch + 2 * (size_t)c.depth * c.slot_bytes, copy);
 
 out:
-    status = loom_sched_build_status(c.sched);
-    if (status != LOOM_OK) {
-        goto err;
-    }
-    *sched_p = c.sched;
-    return LOOM_OK;
-
-err:
-    loom_sched_destroy(c.sched);
-    return status;
+    return loom_sched_plan_done(c.sched, sched_p);
 }

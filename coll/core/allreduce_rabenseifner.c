@@ -68,7 +68,7 @@ loom_status_t loom_allreduce_rabenseifner_plan(const loom_coll_args_t *args,
     }
     status = loom_sched_alloc_scratch(c.sched, bytes, (void **)&scratch);
     if (status != LOOM_OK) {
-        goto err;
+        goto out;
     }
     pre = loom_fold_pre(c.sched, &fold, c.buf, scratch, bytes, last);
     if (fold.vrank < 0) {
@@ -137,14 +137,5 @@ loom_status_t loom_allreduce_rabenseifner_plan(const loom_coll_args_t *args,
     loom_fold_post(c.sched, &fold, c.buf, bytes, last);
 
 out:
-    status = loom_sched_build_status(c.sched);
-    if (status != LOOM_OK) {
-        goto err;
-    }
-    *sched_p = c.sched;
-    return LOOM_OK;
-
-err:
-    loom_sched_destroy(c.sched);
-    return status;
+    return loom_sched_plan_done(c.sched, sched_p);
 }

@@ -46,7 +46,7 @@ loom_status_t loom_allreduce_rd_plan(const loom_coll_args_t *args, loom_team_t *
     }
     status = loom_sched_alloc_scratch(sched, bytes, (void **)&tmp);
     if (status != LOOM_OK) {
-        goto err;
+        goto out;
     }
 
     pre = loom_fold_pre(sched, &fold, cur, tmp, bytes, last);
@@ -88,14 +88,5 @@ loom_status_t loom_allreduce_rd_plan(const loom_coll_args_t *args, loom_team_t *
     loom_fold_post(sched, &fold, args->recvbuf, bytes, last);
 
 out:
-    status = loom_sched_build_status(sched);
-    if (status != LOOM_OK) {
-        goto err;
-    }
-    *sched_p = sched;
-    return LOOM_OK;
-
-err:
-    loom_sched_destroy(sched);
-    return status;
+    return loom_sched_plan_done(sched, sched_p);
 }

@@ -130,7 +130,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     status = loom_sched_alloc_ints(c.sched, 2 * c.nseg_max + depth +
                                    (c.p - 1) * c.nseg_max, &last_reduce);
     if (status != LOOM_OK) {
-        goto err;
+        goto out;
     }
     last_recv = last_reduce + c.nseg_max;
     slot_reader = last_recv + c.nseg_max;
@@ -144,7 +144,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     status = loom_sched_alloc_scratch(c.sched, (size_t)depth * slot_bytes,
                                       (void **)&scratch);
     if (status != LOOM_OK) {
-        goto err;
+        goto out;
     }
 
     /* Reduce-scatter.  Out of place, the input is never copied whole: the
@@ -204,14 +204,5 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     }
 
 out:
-    status = loom_sched_build_status(c.sched);
-    if (status != LOOM_OK) {
-        goto err;
-    }
-    *sched_p = c.sched;
-    return LOOM_OK;
-
-err:
-    loom_sched_destroy(c.sched);
-    return status;
+    return loom_sched_plan_done(c.sched, sched_p);
 }

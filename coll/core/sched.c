@@ -150,6 +150,18 @@ loom_status_t loom_sched_alloc_ints(loom_sched_t *sched, int n, int **ints_p)
     return LOOM_OK;
 }
 
+loom_status_t loom_sched_plan_done(loom_sched_t *sched, loom_sched_t **sched_p)
+{
+    loom_status_t status = sched->build_status;
+
+    if (status != LOOM_OK) {
+        loom_sched_destroy(sched);
+        return status;
+    }
+    *sched_p = sched;
+    return LOOM_OK;
+}
+
 /* Append desc unless it is empty; remember the first failure. */
 static int loom_sched_build(loom_sched_t *sched, const loom_step_desc_t *desc,
                             loom_deps_t deps)

@@ -139,6 +139,11 @@ static inline loom_status_t loom_sched_build_status(const loom_sched_t *sched)
     return sched->build_status;
 }
 
+/* Ends a plan: hands the schedule out through *sched_p, or, when adding a
+ * step or an allocation failed while building, destroys it and returns
+ * that error. */
+loom_status_t loom_sched_plan_done(loom_sched_t *sched, loom_sched_t **sched_p);
+
 /* Starts every ready step, then progresses the transport once.
  * Returns LOOM_OK when all steps are done, LOOM_INPROGRESS, or an error. */
 loom_status_t loom_sched_progress(loom_sched_t *sched);

@@ -1,15 +1,15 @@
 /*
  * Every predefined op on every predefined C type MPI 3.1 (5.9.2) defines it
  * for, at counts around the ring's block boundaries, in place and not;
- * MIN/MAX with NaN and signed zeros; user-defined ops, commutative or not;
- * derived datatypes, contiguous or not.  All on MPI_COMM_WORLD.
+ * MIN/MAX with NaN and signed zeros.  User-defined ops and derived
+ * datatypes are in mpi_allreduce_ops_user.c.  All on MPI_COMM_WORLD.
  *
  * Each rank generates every rank's input from (rank, index, type, op), so
  * it computes the reference alone: all inputs folded in rank order with
  * MPI_Reduce_local.  Inputs are small integers, so any order of reduction
  * gives the same exact result and results compare bitwise.
  */
-#include "loom_test.h"
+#include "mpi_allreduce_ops.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int world_rank, world_size;
+int world_rank, world_size;
 
 /* ------------------------------------------------------------ the types */
 
@@ -164,7 +164,7 @@ static const op_desc_t ops[] = {
 
 /* ------------------------------------------------------------ the inputs */
 
-static uint64_t mix(uint64_t x)
+uint64_t mix(uint64_t x)
 {
     x += UINT64_C(0x9e3779b97f4a7c15);
     x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
@@ -173,7 +173,7 @@ static uint64_t mix(uint64_t x)
 }
 
 /* The seed of one rank's inputs to one (type, op) case. */
-static uint64_t input_seed(int rank, int ti, int oi)
+uint64_t input_seed(int rank, int ti, int oi)
 {
     return mix(((uint64_t)rank << 32) | ((uint64_t)ti << 8) | (uint64_t)oi);
 }
@@ -332,54 +332,6 @@ static void reference(int ti, int oi, char *ref, char *tmp, int count, MPI_Aint 
     }
 }
 
-/* Loom takes a call whose data is one gap-free block of a predefined type
- * that starts at the buffer address.  Pair types with trailing padding, such as MPI_DOUBLE_INT's 12 bytes in a
- * 16-byte extent, are gap-free for one element only; MPI_SHORT_INT has a
- * hole in every element. */
-static bool loom_takes(MPI_Datatype type, int count)
-{
-    MPI_Aint lb, extent, true_lb, true_extent;
-    int size;
-
-    MPI_Type_size(type, &size);
-    MPI_Type_get_extent(type, &lb, &extent);
-    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
-    if (true_lb != 0 || true_extent != size) {
-        return false;
-    }
-    return count == 1 || extent == size;
-}
-
-typedef struct tally {
-    unsigned long long calls, fallbacks;
-} tally_t;
-
-/* Count one call on world: what Loom should do with it.  Open MPI's
- * MPI_Allreduce returns before any component sees a count of 0.  Loom
- * takes non-commutative ops too, reducing them in rank order. */
-static void tally_call(tally_t *tally, MPI_Datatype type, int count, bool commutative)
-{
-    (void)commutative;
-    if (world_size < 2 || count == 0) {
-        return;
-    }
-    if (loom_takes(type, count)) {
-        ++tally->calls;
-    } else {
-        ++tally->fallbacks;
-    }
-}
-
-static char *alloc_buf(size_t bytes)
-{
-    char *buf = malloc(bytes ? bytes : 1);
-
-    if (buf == NULL) {
-        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return buf;
-}
 
 static void run_case(int ti, int oi, int count, bool in_place, tally_t *tally)
 {
@@ -593,312 +545,49 @@ static void check_nan_and_zeros(void)
     CHECK_LOOM_COUNTERS(before, tally.calls, tally.fallbacks, "NaN and signed zeros");
 }
 
-/* --------------------------------------------------------- user-defined */
-
-static const int user_counts[] = { 1, 7, 1001 };
-#define NUM_USER_COUNTS 3
-#define MAX_USER_COUNT 1001
-
-/* Multiplication mod a prime: commutative, and exact in uint64 since both
- * factors are below 2^20. */
-#define MUL_MOD 1000003u
-
-static void mulmod_fn(void *in, void *inout, int *len, MPI_Datatype *type)
+/* Loom takes a call whose data is one gap-free block of a predefined type
+ * that starts at the buffer address.  Pair types with trailing padding, such as MPI_DOUBLE_INT's 12 bytes in a
+ * 16-byte extent, are gap-free for one element only; MPI_SHORT_INT has a
+ * hole in every element. */
+bool loom_takes(MPI_Datatype type, int count)
 {
-    const uint64_t *a = in;
-    uint64_t *b = inout;
-    int k;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    int size;
 
-    CHECK(*type == MPI_UINT64_T, "mulmod called with another datatype");
-    for (k = 0; k < *len; ++k) {
-        b[k] = a[k] * b[k] % MUL_MOD;
+    MPI_Type_size(type, &size);
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    if (true_lb != 0 || true_extent != size) {
+        return false;
+    }
+    return count == 1 || extent == size;
+}
+
+/* Count one call on world: what Loom should do with it.  Open MPI's
+ * MPI_Allreduce returns before any component sees a count of 0.  Loom
+ * takes non-commutative ops too, reducing them in rank order. */
+void tally_call(tally_t *tally, MPI_Datatype type, int count, bool commutative)
+{
+    (void)commutative;
+    if (world_size < 2 || count == 0) {
+        return;
+    }
+    if (loom_takes(type, count)) {
+        ++tally->calls;
+    } else {
+        ++tally->fallbacks;
     }
 }
 
-static uint64_t mulmod_input(int rank, int i)
+char *alloc_buf(size_t bytes)
 {
-    return 1 + mix(input_seed(rank, 300, 0) + (uint64_t)i) % (MUL_MOD - 1);
-}
+    char *buf = malloc(bytes ? bytes : 1);
 
-static void check_mulmod_case(MPI_Op op, int count, bool in_place)
-{
-    uint64_t in[MAX_USER_COUNT], out[MAX_USER_COUNT], want;
-    int i, r, rc;
-
-    for (i = 0; i < count; ++i) {
-        in[i] = out[i] = mulmod_input(world_rank, i);
+    if (buf == NULL) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    rc = MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, count, MPI_UINT64_T, op,
-                       MPI_COMM_WORLD);
-    CHECK(rc == MPI_SUCCESS, "mulmod count %d: MPI_Allreduce returned %d", count, rc);
-    for (i = 0; i < count; ++i) {
-        for (want = 1, r = 0; r < world_size; ++r) {
-            want = want * mulmod_input(r, i) % MUL_MOD;
-        }
-        CHECK(out[i] == want, "mulmod count %d %s: [%d] = %llu, expected %llu", count,
-              in_place ? "in place" : "out of place", i, (unsigned long long)out[i],
-              (unsigned long long)want);
-    }
-}
-
-static void check_user_commutative(void)
-{
-    loom_test_counters_t before = loom_test_counters();
-    tally_t tally = { 0, 0 };
-    MPI_Op op;
-    int c, in_place;
-
-    MPI_Op_create(mulmod_fn, 1, &op);
-    for (c = 0; c < NUM_USER_COUNTS; ++c) {
-        for (in_place = 0; in_place < 2; ++in_place) {
-            check_mulmod_case(op, user_counts[c], in_place);
-            tally_call(&tally, MPI_UINT64_T, user_counts[c], true);
-        }
-    }
-    MPI_Op_free(&op);
-    CHECK_LOOM_COUNTERS(before, tally.calls, tally.fallbacks, "commutative user op");
-}
-
-/* 2x2 matrices mod a prime, row major: their product does not commute, so
- * a result in any order but rank order is caught. */
-#define MAT_MOD 1009
-/* MPI_Type_contiguous(4, MPI_INT): a matrix here, a polynomial below. */
-static MPI_Datatype int4_type;
-
-static void mat_mul(const int *x, const int *y, int *out)
-{
-    int t[4] = {
-        (x[0] * y[0] + x[1] * y[2]) % MAT_MOD, (x[0] * y[1] + x[1] * y[3]) % MAT_MOD,
-        (x[2] * y[0] + x[3] * y[2]) % MAT_MOD, (x[2] * y[1] + x[3] * y[3]) % MAT_MOD,
-    };
-
-    memcpy(out, t, sizeof(t));
-}
-
-/* MPI's user function: inout = in op inout, in from the lower ranks. */
-static void matmul_fn(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    int k;
-
-    CHECK(*type == int4_type, "matmul called with another datatype");
-    for (k = 0; k < *len; ++k) {
-        mat_mul((int *)in + 4 * k, (int *)inout + 4 * k, (int *)inout + 4 * k);
-    }
-}
-
-static int mat_input(int rank, int i, int j, int seed)
-{
-    return (int)(mix(input_seed(rank, seed, 0) + (uint64_t)(4 * i + j)) % MAT_MOD);
-}
-
-static void check_matmul_case(MPI_Op op, int count, bool in_place)
-{
-    static int in[4 * MAX_USER_COUNT], out[4 * MAX_USER_COUNT];
-    int i, j, r, rc, want[4], x[4];
-
-    for (i = 0; i < 4 * count; ++i) {
-        in[i] = out[i] = mat_input(world_rank, i / 4, i % 4, 400);
-    }
-    rc = MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, count, int4_type, op,
-                       MPI_COMM_WORLD);
-    CHECK(rc == MPI_SUCCESS, "matmul count %d: MPI_Allreduce returned %d", count, rc);
-    for (i = 0; i < count; ++i) {
-        memcpy(want, (int[4]){ 1, 0, 0, 1 }, sizeof(want));
-        for (r = 0; r < world_size; ++r) {
-            for (j = 0; j < 4; ++j) {
-                x[j] = mat_input(r, i, j, 400);
-            }
-            mat_mul(want, x, want);
-        }
-        CHECK(memcmp(out + 4 * i, want, sizeof(want)) == 0,
-              "matmul count %d %s: [%d] = {%d %d %d %d}, expected {%d %d %d %d}", count,
-              in_place ? "in place" : "out of place", i, out[4 * i], out[4 * i + 1],
-              out[4 * i + 2], out[4 * i + 3], want[0], want[1], want[2], want[3]);
-    }
-}
-
-/* A non-commutative op: Loom must reduce it in rank order (its selection
- * picks recursive doubling or Rabenseifner, never ring or tree). */
-static void check_user_noncommutative(void)
-{
-    loom_test_counters_t before = loom_test_counters();
-    tally_t tally = { 0, 0 };
-    MPI_Op op;
-    int c, in_place;
-
-    MPI_Op_create(matmul_fn, 0, &op);
-    for (c = 0; c < NUM_USER_COUNTS; ++c) {
-        for (in_place = 0; in_place < 2; ++in_place) {
-            check_matmul_case(op, user_counts[c], in_place);
-            tally_call(&tally, int4_type, user_counts[c], false);
-        }
-    }
-    MPI_Op_free(&op);
-    CHECK_LOOM_COUNTERS(before, tally.calls, tally.fallbacks, "non-commutative user op");
-}
-
-/* ---------------------------------------------------- derived datatypes */
-
-/* MPI 3.1 defines the predefined ops on predefined types only (Open MPI
- * returns MPI_ERR_OP for MPI_SUM on a derived type), so derived types go
- * with a user op: the product of polynomials modulo x^n - 1 and a prime,
- * commutative and associative, one polynomial per element.  A reduction
- * that cut an element in two, or called the function with a datatype other
- * than the call's (MPI 3.1, 5.9.5), gets it wrong. */
-static MPI_Datatype vec_type;      /* MPI_Type_vector(2, 1, 2, MPI_INT) */
-static MPI_Datatype shifted_type;  /* one int, 4 bytes past the address */
-
-typedef struct poly_layout {
-    const char      *name;
-    MPI_Datatype    *type;
-    bool            loom;     /* whether Loom should take it */
-    int             n;        /* coefficients per element */
-    int             stride;   /* ints from one coefficient to the next */
-    int             extent;   /* ints per element; the others are gaps */
-    int             offset;   /* ints from the buffer address to element 0 */
-} poly_layout_t;
-
-static const poly_layout_t poly_layouts[] = {
-    { "contiguous(4, MPI_INT)", &int4_type, true, 4, 1, 4, 0 },
-    /* Coefficients at ints 0 and 2 of 3: int 1 is a gap. */
-    { "vector(2, 1, 2, MPI_INT)", &vec_type, false, 2, 2, 3, 0 },
-    /* Contiguous, but not from the buffer address: int 0 is a gap. */
-    { "hindexed_block(1, 1, {4}, MPI_INT)", &shifted_type, false, 1, 1, 1, 1 },
-};
-
-#define NUM_POLY_LAYOUTS ((int)(sizeof(poly_layouts) / sizeof(poly_layouts[0])))
-#define POLY_MAX_INTS (4 * MAX_USER_COUNT + 1)
-#define POLY_GAP (-777)
-
-/* b = a * b modulo x^n - 1 and MAT_MOD. */
-static void poly_mul(const int *a, int *b, int n, int stride)
-{
-    int t[4] = { 0, 0, 0, 0 }, i, j;
-
-    for (i = 0; i < n; ++i) {
-        for (j = 0; j < n; ++j) {
-            t[(i + j) % n] = (t[(i + j) % n] + a[i * stride] * b[j * stride]) % MAT_MOD;
-        }
-    }
-    for (i = 0; i < n; ++i) {
-        b[i * stride] = t[i];
-    }
-}
-
-static void poly_mul_all(const poly_layout_t *l, const int *in, int *inout, int count)
-{
-    int k, base;
-
-    for (k = 0; k < count; ++k) {
-        base = l->offset + k * l->extent;
-        poly_mul(in + base, inout + base, l->n, l->stride);
-    }
-}
-
-static void poly_fn(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    const poly_layout_t *l = NULL;
-    int i;
-
-    for (i = 0; i < NUM_POLY_LAYOUTS; ++i) {
-        l = *type == *poly_layouts[i].type ? &poly_layouts[i] : l;
-    }
-    CHECK(l != NULL, "polynomial op called with a datatype other than the call's");
-    if (l != NULL) {
-        poly_mul_all(l, in, inout, *len);
-    }
-}
-
-static bool poly_gap(const poly_layout_t *l, int p)
-{
-    return p < l->offset || (p - l->offset) % l->extent % l->stride != 0;
-}
-
-/* Int p of rank's buffer: a coefficient, or a gap. */
-static int poly_input(const poly_layout_t *l, int rank, int p)
-{
-    if (poly_gap(l, p)) {
-        return POLY_GAP;
-    }
-    return (int)(mix(input_seed(rank, 500, 0) + (uint64_t)p) % MAT_MOD);
-}
-
-/* The product of all ranks' polynomials, from the unit polynomial, with
- * the gaps untouched. */
-static void poly_expected(const poly_layout_t *l, int count, int *want)
-{
-    static int x[POLY_MAX_INTS];
-    int ints = l->offset + count * l->extent, p, r;
-
-    for (p = 0; p < ints; ++p) {
-        want[p] = poly_gap(l, p) ? POLY_GAP : (p - l->offset) % l->extent == 0;
-    }
-    for (r = 0; r < world_size; ++r) {
-        for (p = 0; p < ints; ++p) {
-            x[p] = poly_input(l, r, p);
-        }
-        poly_mul_all(l, x, want, count);
-    }
-}
-
-static void check_poly_case(const poly_layout_t *l, MPI_Op op, int count, bool in_place)
-{
-    static int in[POLY_MAX_INTS], out[POLY_MAX_INTS], want[POLY_MAX_INTS];
-    int ints = l->offset + count * l->extent, p, rc, bad = 0, first = -1;
-
-    for (p = 0; p < ints; ++p) {
-        in[p] = poly_input(l, world_rank, p);
-        out[p] = in_place ? in[p] : POLY_GAP;
-    }
-    rc = MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, count, *l->type, op,
-                       MPI_COMM_WORLD);
-    CHECK(rc == MPI_SUCCESS, "%s count %d: MPI_Allreduce returned %d", l->name, count, rc);
-    poly_expected(l, count, want);
-    for (p = 0; p < ints; ++p) {
-        if (out[p] != want[p]) {
-            first = first < 0 ? p : first;
-            ++bad;
-        }
-    }
-    CHECK(bad == 0, "%s count %d %s: %d ints wrong, first [%d] = %d, expected %d", l->name,
-          count, in_place ? "in place" : "out of place", bad, first,
-          out[first < 0 ? 0 : first], want[first < 0 ? 0 : first]);
-}
-
-static void check_poly_layout(const poly_layout_t *l, MPI_Op op)
-{
-    loom_test_counters_t before = loom_test_counters();
-    tally_t tally = { 0, 0 };
-    int c, in_place;
-
-    for (c = 0; c < NUM_USER_COUNTS; ++c) {
-        for (in_place = 0; in_place < 2; ++in_place) {
-            check_poly_case(l, op, user_counts[c], in_place);
-            tally_call(&tally, *l->type, user_counts[c], true);
-        }
-    }
-    CHECK(loom_takes(*l->type, 2) == l->loom, "%s: the test's idea of what Loom takes "
-          "is wrong", l->name);
-    CHECK_LOOM_COUNTERS(before, tally.calls, tally.fallbacks, l->name);
-}
-
-static void check_derived(void)
-{
-    MPI_Aint shift = sizeof(int);
-    MPI_Op op;
-    int li;
-
-    MPI_Type_vector(2, 1, 2, MPI_INT, &vec_type);
-    MPI_Type_commit(&vec_type);
-    MPI_Type_create_hindexed_block(1, 1, &shift, MPI_INT, &shifted_type);
-    MPI_Type_commit(&shifted_type);
-    MPI_Op_create(poly_fn, 1, &op);
-    for (li = 0; li < NUM_POLY_LAYOUTS; ++li) {
-        check_poly_layout(&poly_layouts[li], op);
-    }
-    MPI_Op_free(&op);
-    MPI_Type_free(&shifted_type);
-    MPI_Type_free(&vec_type);
+    return buf;
 }
 
 int main(int argc, char **argv)
@@ -908,8 +597,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     /* A failing call is a failed check, not an abort with no context. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Type_contiguous(4, MPI_INT, &int4_type);
-    MPI_Type_commit(&int4_type);
+    check_user_setup();
 
     check_predefined();
     check_nan_and_zeros();
@@ -917,6 +605,6 @@ int main(int argc, char **argv)
     check_user_noncommutative();
     check_derived();
 
-    MPI_Type_free(&int4_type);
+    check_user_teardown();
     return loom_test_finish("mpi_allreduce_ops");
 }

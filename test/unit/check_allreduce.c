@@ -7,6 +7,7 @@
 #include "coll/core/tag.h"
 
 #include <check.h>
+#include "check_main.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,8 +334,6 @@ int main(void)
 {
     Suite *s = suite_create("allreduce_ring");
     TCase *tc = tcase_create("ring");
-    SRunner *sr;
-    int failed;
 
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_ring_edge_counts, 1, 33);
@@ -347,9 +346,5 @@ int main(void)
     tcase_add_test(tc, test_allreduce_select_crossover);
     tcase_add_test(tc, test_allreduce_plan_rejects_bad_algorithm);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return loom_check_run(s);
 }

@@ -4,6 +4,7 @@
 #include "loom/status.h"
 
 #include <check.h>
+#include "check_main.h"
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,8 +186,6 @@ int main(void)
 {
     Suite *s = suite_create("common");
     TCase *tc = tcase_create("base");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_status_strings);
     tcase_add_test(tc, test_log_levels);
@@ -196,9 +195,5 @@ int main(void)
     tcase_add_test(tc, test_config_env);
     tcase_add_test(tc, test_config_help);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return loom_check_run(s);
 }

@@ -16,6 +16,7 @@
 #include "coll/core/reduce_kernels.h"
 
 #include <check.h>
+#include "check_main.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -464,8 +465,6 @@ int main(void)
 {
     Suite *s = suite_create("reduce_kernels");
     TCase *tc = tcase_create("kernels");
-    SRunner *sr;
-    int failed;
 
 #if defined(LOOM_KERNEL_TEST_ISA) && LOOM_KERNEL_TEST_ISA == 3 && \
     defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
@@ -482,9 +481,5 @@ int main(void)
     tcase_add_test(tc, test_float_min_max_specials);
     tcase_add_test(tc, test_logical_nonboolean_inputs);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return loom_check_run(s);
 }

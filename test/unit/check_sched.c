@@ -4,6 +4,7 @@
 #include "coll/core/tag.h"
 
 #include <check.h>
+#include "check_main.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,8 +283,6 @@ int main(void)
 {
     Suite *s = suite_create("sched");
     TCase *tc = tcase_create("executor");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_tag_fields);
     tcase_add_test(tc, test_team_nodes);
@@ -295,9 +294,5 @@ int main(void)
     tcase_add_test(tc, test_pool_reuse);
     tcase_add_test(tc, test_sched_reused);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return loom_check_run(s);
 }

@@ -8,6 +8,7 @@
 #include "common/log.h"
 
 #include <check.h>
+#include "check_main.h"
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -451,8 +452,6 @@ int main(void)
 {
     Suite *s = suite_create("verifier");
     TCase *sweep = tcase_create("sweep"), *self;
-    SRunner *sr;
-    int failed;
 
     /* Each case allocates and frees large arrays: keep them in the heap
      * rather than mapping and faulting them in again every time. */
@@ -483,9 +482,5 @@ int main(void)
     tcase_add_test(self, test_catches_bad_plans);
     tcase_add_test(self, test_every_algorithm_runs);
     suite_add_tcase(s, self);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return loom_check_run(s);
 }
