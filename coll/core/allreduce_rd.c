@@ -39,8 +39,7 @@ loom_status_t loom_allreduce_rd_plan(const loom_coll_args_t *args, loom_team_t *
     if (status != LOOM_OK) {
         return status;
     }
-    last = args->in_place ? -1 : loom_sched_copy(sched, args->sendbuf, args->recvbuf,
-                                                  bytes, LOOM_NO_DEPS);
+    last = loom_sched_copy_input(sched);
     if (team->size == 1 || bytes == 0) {
         goto out;
     }

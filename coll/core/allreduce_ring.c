@@ -99,10 +99,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
         return status;
     }
     if (c.p == 1 || args->count == 0) {
-        if (!args->in_place) {
-            loom_sched_copy(c.sched, args->sendbuf, args->recvbuf,
-                            args->count * args->elem_size, LOOM_NO_DEPS);
-        }
+        loom_sched_copy_input(c.sched);
         goto out;
     }
 

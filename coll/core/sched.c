@@ -150,6 +150,17 @@ loom_status_t loom_sched_alloc_ints(loom_sched_t *sched, int n, int **ints_p)
     return LOOM_OK;
 }
 
+int loom_sched_copy_input(loom_sched_t *sched)
+{
+    const loom_coll_args_t *a = &sched->args;
+
+    if (a->in_place) {
+        return -1;
+    }
+    return loom_sched_copy(sched, a->sendbuf, a->recvbuf, a->count * a->elem_size,
+                           LOOM_NO_DEPS);
+}
+
 loom_status_t loom_sched_plan_done(loom_sched_t *sched, loom_sched_t **sched_p)
 {
     loom_status_t status = sched->build_status;

@@ -134,6 +134,10 @@ int loom_sched_reduce(loom_sched_t *sched, const void *src, void *dst, size_t by
 int loom_sched_copy(loom_sched_t *sched, const void *src, void *dst, size_t bytes,
                     loom_deps_t deps);
 
+/* Out of place, a first step copying the whole input into the receive
+ * buffer; in place, nothing (-1). */
+int loom_sched_copy_input(loom_sched_t *sched);
+
 static inline loom_status_t loom_sched_build_status(const loom_sched_t *sched)
 {
     return sched->build_status;
