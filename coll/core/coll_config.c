@@ -36,6 +36,15 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, allreduce_depth),
     },
     {
+        .name = "allreduce_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "4096",
+        .min = 0, .max = 1L << 30,
+        .help = "Messages below this many bytes on a communicator that lives "
+                "on one node go to the module Open MPI chose before Loom: its "
+                "shared-memory fast path has lower latency than UCX's there; "
+                "0 keeps every size in Loom",
+        .offset = offsetof(loom_coll_config_t, allreduce_handoff),
+    },
+    {
         .name = "cost_alpha_ns", .type = LOOM_CONFIG_INT, .default_value = "3000",
         .min = 0, .max = 100000000,
         .help = "Cost model: time per message in nanoseconds (alpha)",

@@ -13,6 +13,7 @@ typedef struct loom_coll_config {
     int     allreduce_algorithm;    /* loom_allreduce_alg_t */
     size_t  allreduce_segment;      /* bytes; 0 = chosen by the cost model */
     int     allreduce_depth;        /* segments in flight; 0 = chosen */
+    size_t  allreduce_handoff;      /* bytes; below it one node hands off */
     /* The cost model: time = alpha per message + bytes / bandwidth per
      * byte moved + bytes / reduce rate per byte reduced. */
     int     cost_alpha_ns;

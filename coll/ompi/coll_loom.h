@@ -37,7 +37,8 @@ typedef struct mca_coll_loom_component {
 
     /* MPI_T performance variables (coll_loom_<name>) */
     unsigned long long  allreduce_calls;     /* handled by Loom */
-    unsigned long long  allreduce_fallbacks; /* handed to the previous module */
+    unsigned long long  allreduce_fallbacks; /* handed down: type Loom cannot take */
+    unsigned long long  allreduce_handoffs;  /* handed down: small, one node */
 } mca_coll_loom_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_loom_component_t mca_coll_loom_component;

@@ -3,7 +3,8 @@
  *
  * Loom takes a call when the data is contiguous and made of one predefined
  * type; anything else goes to the module Open MPI selected before Loom, and
- * is counted.  Non-commutative ops are reduced in rank order by the
+ * is counted, and so are small messages on one node, where Open MPI's
+ * shared-memory fast path beats UCX's latency.  Non-commutative ops are reduced in rank order by the
  * algorithms that can (the selection only picks those).
  */
 #include "coll_loom.h"
@@ -76,6 +77,10 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
         goto fallback;
     }
     ompi_datatype_type_size(reduce_ctx.dtype, &esize);
+    if (loom_allreduce_hands_off(&c->config, module->team, elems * esize)) {
+        __atomic_add_fetch(&c->allreduce_handoffs, 1, __ATOMIC_RELAXED);
+        goto hand_down;
+    }
     args = (loom_coll_args_t){
         .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize,
         .in_place = (sbuf == MPI_IN_PLACE),
@@ -98,6 +103,7 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
 
 fallback:
     __atomic_add_fetch(&c->allreduce_fallbacks, 1, __ATOMIC_RELAXED);
+hand_down:
     return module->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
                                       module->previous_allreduce_module);
 }

@@ -134,10 +134,18 @@ static int loom_register(void)
     if (ret != OMPI_SUCCESS) {
         return ret;
     }
-    return loom_register_pvar("allreduce_fallbacks",
+    ret = loom_register_pvar("allreduce_fallbacks",
+                             "Allreduce calls Loom handed to the previous module "
+                             "(datatype or op it does not handle)",
+                             &c->allreduce_fallbacks);
+    if (ret != OMPI_SUCCESS) {
+        return ret;
+    }
+    return loom_register_pvar("allreduce_handoffs",
                               "Allreduce calls Loom handed to the previous module "
-                              "(datatype or op it does not handle)",
-                              &c->allreduce_fallbacks);
+                              "because they are below coll_loom_allreduce_handoff "
+                              "bytes on a communicator inside one node",
+                              &c->allreduce_handoffs);
 }
 
 static int loom_progress(void)

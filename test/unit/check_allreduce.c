@@ -415,6 +415,29 @@ START_TEST(test_allreduce_select_crossover)
 }
 END_TEST
 
+/* Small messages inside one node go to the module below Loom; across nodes,
+ * or with the setting at 0, Loom keeps every size. */
+START_TEST(test_allreduce_hands_off)
+{
+    loom_coll_config_t cfg = default_config();
+    harness_t h;
+
+    harness_init(&h, 3);  /* no node keys: one node per rank */
+    ck_assert(!loom_allreduce_hands_off(&cfg, h.teams[0], 8));
+    h.teams[0]->num_nodes = 1;
+    cfg.allreduce_handoff = 4096;
+    ck_assert(loom_allreduce_hands_off(&cfg, h.teams[0], 0));
+    ck_assert(loom_allreduce_hands_off(&cfg, h.teams[0], 4095));
+    ck_assert(!loom_allreduce_hands_off(&cfg, h.teams[0], 4096));
+    h.teams[0]->num_nodes = 2;
+    ck_assert(!loom_allreduce_hands_off(&cfg, h.teams[0], 8));
+    h.teams[0]->num_nodes = 1;
+    cfg.allreduce_handoff = 0;
+    ck_assert(!loom_allreduce_hands_off(&cfg, h.teams[0], 0));
+    harness_fini(&h);
+}
+END_TEST
+
 START_TEST(test_allreduce_plan_rejects_bad_algorithm)
 {
     loom_coll_config_t cfg = default_config();
@@ -449,6 +472,7 @@ int main(void)
     tcase_add_test(tc, test_allreduce_select);
     tcase_add_test(tc, test_allreduce_select_crossover);
     tcase_add_test(tc, test_allreduce_plan_rejects_bad_algorithm);
+    tcase_add_test(tc, test_allreduce_hands_off);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
 }
