@@ -448,7 +448,7 @@ START_TEST(test_allreduce_plan_rejects_bad_algorithm)
     harness_init(&h, 2);
     cfg.allreduce_algorithm = LOOM_ALLREDUCE_ALG_COUNT;
     loom_log_set_level((loom_log_level_t)-1);
-    ck_assert_int_eq(loom_allreduce_plan(&args, h.teams[0], &cfg, &sched),
+    ck_assert_int_eq(loom_allreduce_plan(&args, h.teams[0], &cfg, &sched, NULL),
                      LOOM_ERR_INVALID_PARAM);
     loom_log_set_level(LOOM_LOG_WARN);
     ck_assert_ptr_null(sched);
