@@ -147,6 +147,44 @@ static loom_status_t plan_mismatch(const loom_coll_args_t *args, loom_team_t *te
     return LOOM_OK;
 }
 
+/* The hang report names the pending step, its size and its peer. */
+START_TEST(test_sched_describe_wait)
+{
+    loom_coll_args_t args = { .elem_size = 1 };
+    loom_sched_t *s;
+    harness_t h;
+    char text[256], tiny[24];
+
+    harness_init(&h, 2);
+    loom_sched_create(h.teams[1], &args, 1, &s);
+    loom_sched_recv(s, 0, 7, b_out, 12, LOOM_NO_DEPS);
+    loom_sched_copy(s, b_out, c_out, 12, LOOM_DEPS(0));
+    ck_assert_int_eq(loom_sched_progress(s), LOOM_INPROGRESS); /* rank 0 never sends */
+    loom_sched_describe_wait(s, text, sizeof(text));
+    ck_assert_msg(strstr(text, "0 of 2 steps done") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "step 0: receive of 12 bytes from rank 0") != NULL, "%s", text);
+    /* Truncated, still terminated. */
+    ck_assert_uint_eq(loom_sched_describe_wait(s, tiny, sizeof(tiny)), sizeof(tiny) - 1);
+    ck_assert_uint_eq(strlen(tiny), sizeof(tiny) - 1);
+    /* Satisfy the receive so the schedule can be put away. */
+    {
+        loom_sched_t *send;
+
+        loom_sched_create(h.teams[0], &args, 1, &send);
+        loom_sched_send(send, 1, 7, a_in, 12, LOOM_NO_DEPS);
+        while (loom_sched_progress(send) == LOOM_INPROGRESS ||
+               loom_sched_progress(s) == LOOM_INPROGRESS) {
+        }
+        loom_sched_describe_wait(s, text, sizeof(text));
+        ck_assert_msg(strstr(text, "2 of 2 steps done; no posted step is pending") != NULL,
+                      "%s", text);
+        loom_sched_destroy(send);
+    }
+    loom_sched_destroy(s);
+    harness_fini(&h);
+}
+END_TEST
+
 START_TEST(test_sched_size_mismatch)
 {
     loom_coll_args_t args[2] = { { .elem_size = 1 }, { .elem_size = 1 } };
@@ -289,6 +327,7 @@ int main(void)
     tcase_add_test(tc, test_sched_tags_and_deps);
     tcase_add_test(tc, test_sched_deadlock_detected);
     tcase_add_test(tc, test_sched_size_mismatch);
+    tcase_add_test(tc, test_sched_describe_wait);
     tcase_add_test(tc, test_sched_rejects_forward_deps);
     tcase_add_test(tc, test_sched_reentrant);
     tcase_add_test(tc, test_pool_reuse);
