@@ -11,12 +11,17 @@
 
 START_TEST(test_tag_fields)
 {
-    uint64_t tag = loom_tag_make(0xBEEF, 70000, 4095, 9, 12345);
+    uint64_t tag = loom_tag_make(0xBEEF, 65535, 1023, 9, 12345);
 
-    ck_assert_int_eq(loom_tag_rank(tag), 70000);
+    ck_assert_int_eq(loom_tag_rank(tag), 65535);
     ck_assert_uint_eq(loom_tag_alg(tag), 9);
     ck_assert_uint_eq(loom_tag_step(tag), 12345);
     ck_assert_uint_eq(tag >> 48, 0xBEEF);
+    ck_assert_uint_eq((tag >> LOOM_TAG_SEQ_SHIFT) & LOOM_TAG_MASK(LOOM_TAG_SEQ_BITS), 1023);
+    /* Sequence numbers 1024 apart share a tag: hence LOOM_TAG_MAX_INFLIGHT. */
+    ck_assert(loom_tag_make(1, 2, 3, 1, 4) == loom_tag_make(1, 2, 3 + 1024, 1, 4));
+    ck_assert(loom_tag_make(1, 2, 3, 1, 4) != loom_tag_make(1, 2, 3 + 512, 1, 4));
+    ck_assert_int_lt(LOOM_TAG_MAX_INFLIGHT, 1 << LOOM_TAG_SEQ_BITS);
     /* Different algorithms never share a tag. */
     ck_assert(loom_tag_make(1, 2, 3, 1, 4) != loom_tag_make(1, 2, 3, 2, 4));
 }
