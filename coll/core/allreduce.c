@@ -41,6 +41,8 @@ static void loom_allreduce_explain(loom_team_t *team, const loom_coll_config_t *
     }
     if (ch->alg == LOOM_ALLREDUCE_REPRODUCIBLE) {
         snprintf(why, sizeof(why), "reproducible: floating data with coll_loom_reproducible");
+    } else if (ch->rule >= 0) {
+        snprintf(why, sizeof(why), "user rule %d of coll_loom_rules", ch->rule + 1);
     } else if (ch->forced && (int)ch->alg != cfg->allreduce_algorithm) {
         snprintf(why, sizeof(why), "allreduce_algorithm=%s cannot keep rank order "
                  "for a non-commutative op", loom_allreduce_alg_names[cfg->allreduce_algorithm]);
@@ -86,7 +88,7 @@ loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *tea
     loom_allreduce_select(cfg, team->size, bytes, args->op.commutative, &choice);
     if (args->reproducible) {
         choice = (loom_allreduce_choice_t){ .alg = LOOM_ALLREDUCE_REPRODUCIBLE, .forced = 1,
-                                            .next_alg = LOOM_ALLREDUCE_AUTO };
+                                            .next_alg = LOOM_ALLREDUCE_AUTO, .rule = -1 };
     }
     a.seg_bytes = choice.seg_bytes;
     a.depth = choice.depth;

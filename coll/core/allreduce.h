@@ -64,6 +64,7 @@ typedef struct loom_allreduce_choice {
     size_t                  seg_bytes;  /* 0: not segmented */
     int                     depth;
     int                     forced;     /* by a setting, not the cost model */
+    int                     rule;       /* index of the user rule that applied, or -1 */
     double                  cost_s;     /* the model's estimate for alg */
     loom_allreduce_alg_t    next_alg;   /* the cheapest other algorithm (AUTO: none) */
     double                  next_cost_s;

@@ -10,6 +10,7 @@
  */
 #include "allreduce.h"
 #include "common/log.h"
+#include "rules.h"
 
 #include <math.h>
 
@@ -105,6 +106,29 @@ static void loom_select_consider(loom_allreduce_choice_t *best, loom_allreduce_a
     }
 }
 
+/* A user rule beats the MCA settings: it is the more specific of the two.
+ * A rule naming an algorithm that cannot keep rank order leaves a
+ * non-commutative op with the algorithm chosen so far. */
+static void loom_select_apply_rule(const loom_coll_config_t *cfg, int p, size_t bytes,
+                                   int commutative, loom_allreduce_choice_t *best)
+{
+    const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_ALLREDUCE, bytes, p);
+
+    if (rule == NULL) {
+        return;
+    }
+    best->rule = (int)(rule - cfg->rules->rule);
+    if (rule->alg != LOOM_ALLREDUCE_AUTO &&
+        (commutative || loom_allreduce_algorithms[rule->alg].noncommutative)) {
+        best->alg = (loom_allreduce_alg_t)rule->alg;
+        best->forced = 1;
+        best->seg_bytes = 0;
+    }
+    if (rule->seg_bytes > 0) {
+        best->seg_bytes = rule->seg_bytes;
+    }
+}
+
 void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
                            int commutative, loom_allreduce_choice_t *choice_p)
 {
@@ -116,7 +140,7 @@ void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     double n = (double)bytes;
     loom_allreduce_choice_t best = {
         .alg = LOOM_ALLREDUCE_RD, .cost_s = loom_cost_rd(&c, p, n),
-        .next_alg = LOOM_ALLREDUCE_AUTO, .next_cost_s = HUGE_VAL,
+        .next_alg = LOOM_ALLREDUCE_AUTO, .next_cost_s = HUGE_VAL, .rule = -1,
     };
     size_t i, seg;
 
@@ -140,10 +164,11 @@ void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
             }
         }
     }
+    loom_select_apply_rule(cfg, p, bytes, commutative, &best);
     if (best.seg_bytes == 0 && loom_allreduce_algorithms[best.alg].segmented) {
         best.seg_bytes = loom_select_segments[1];
     }
-    if (cfg->allreduce_segment > 0) {
+    if (cfg->allreduce_segment > 0 && best.rule < 0) {
         best.seg_bytes = cfg->allreduce_segment;
     }
     best.depth = cfg->allreduce_depth > 0 ? cfg->allreduce_depth : LOOM_SELECT_DEPTH;

@@ -3,6 +3,7 @@
 #include "common/log.h"
 
 #include <stddef.h>
+#include <string.h>
 
 const loom_config_field_t loom_coll_config_table[] = {
     {
@@ -82,3 +83,9 @@ const loom_config_field_t loom_coll_config_table[] = {
     },
     LOOM_CONFIG_LAST
 };
+
+loom_status_t loom_coll_config_init(loom_coll_config_t *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    return loom_config_set_defaults(loom_coll_config_table, cfg);
+}

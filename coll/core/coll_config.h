@@ -21,8 +21,14 @@ typedef struct loom_coll_config {
     int     cost_alpha_ns;
     int     cost_bandwidth_mbs;     /* MB/s, 1 MB = 10^6 bytes */
     int     cost_reduce_mbs;
+    /* Not a table entry: parsed by the adapter from coll_loom_rules or
+     * coll_loom_rules_file (rules.h); NULL = no rules. */
+    const struct loom_rules *rules;
 } loom_coll_config_t;
 
 extern const loom_config_field_t loom_coll_config_table[];
+
+/* Every setting at its default, and no rules. */
+loom_status_t loom_coll_config_init(loom_coll_config_t *cfg);
 
 #endif

@@ -46,6 +46,10 @@ typedef struct mca_coll_loom_component {
      * communicator gets a Loom module). */
     loom_ucx_t          *ucx;
     uint64_t            *node_keys;     /* per world rank: equal on one host */
+    uint64_t            *rules_hashes;  /* per world rank: hash of its rules, 0 = none */
+    char                *rules_text;    /* MCA coll_loom_rules */
+    char                *rules_file;    /* MCA coll_loom_rules_file */
+    struct loom_rules   *rules;         /* parsed; NULL = none or invalid */
     int                 world_size;
 
     /* MPI_T: the control variable coll_loom_enable and the counters */

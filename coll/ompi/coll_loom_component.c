@@ -9,6 +9,8 @@
  */
 #include "coll_loom.h"
 
+#include "coll/core/rules.h"
+
 #include "common/log.h"
 #include "coll/core/pool.h"
 #include "opal/mca/base/mca_base_var_enum.h"
@@ -107,7 +109,22 @@ static int loom_register(void)
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &c->print_table);
 
-    if (loom_config_set_defaults(loom_coll_config_table, &c->config) != LOOM_OK) {
+    c->rules_text = NULL;
+    (void)mca_base_component_var_register(
+        &c->super.collm_version, "rules",
+        "Selection rules, grammar v1 (docs/rules.md), e.g. "
+        "\"allreduce:0-64K:@recursive_doubling;allreduce:64K-inf:np=2-8:@ring:seg=256K\"; "
+        "must be the same on every rank",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &c->rules_text);
+    c->rules_file = NULL;
+    (void)mca_base_component_var_register(
+        &c->super.collm_version, "rules_file",
+        "A tuning file of selection rules, one per line, grammar v1 (docs/rules.md)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &c->rules_file);
+
+    if (loom_coll_config_init(&c->config) != LOOM_OK) {
         return OMPI_ERROR;
     }
     ret = loom_register_table(loom_coll_config_table, &c->config);
@@ -124,32 +141,81 @@ static int loom_progress(void)
     return tr->ops->progress(tr) + mca_coll_loom_progress_requests();
 }
 
+/* What each process publishes in the modex at open: the hash of its
+ * selection rules (every rank must hold the same), then its UCX address. */
+#define LOOM_MODEX_HASH_BYTES sizeof(uint64_t)
+
+static int loom_modex_blob(int peer, unsigned char **blob_p, size_t *len_p)
+{
+    opal_process_name_t name = { .jobid = OMPI_PROC_MY_NAME->jobid,
+                                 .vpid = (opal_vpid_t)peer };
+    int ret;
+
+    *blob_p = NULL;
+    *len_p = 0;
+    OPAL_MODEX_RECV(ret, &mca_coll_loom_component.super.collm_version, &name,
+                    (void **)blob_p, len_p);
+    if (ret != OPAL_SUCCESS || *blob_p == NULL || *len_p <= LOOM_MODEX_HASH_BYTES) {
+        free(*blob_p);
+        return OPAL_ERR_NOT_FOUND;
+    }
+    return OPAL_SUCCESS;
+}
+
 /* Peer addresses come from the modex, published by loom_open everywhere. */
 static loom_status_t loom_modex_address(void *ctx, int peer, void **addr_p,
                                         size_t *len_p)
 {
-    opal_process_name_t name = { .jobid = OMPI_PROC_MY_NAME->jobid,
-                                 .vpid = (opal_vpid_t)peer };
-    size_t len = 0;
-    void *addr = NULL;
-    int ret;
+    unsigned char *blob;
+    size_t len;
+    void *addr;
 
     (void)ctx;
-    OPAL_MODEX_RECV(ret, &mca_coll_loom_component.super.collm_version, &name,
-                    &addr, &len);
-    if (ret != OPAL_SUCCESS || addr == NULL) {
+    if (loom_modex_blob(peer, &blob, &len) != OPAL_SUCCESS) {
         return LOOM_ERR_NOT_FOUND;
     }
+    addr = malloc(len - LOOM_MODEX_HASH_BYTES);
+    if (addr == NULL) {
+        free(blob);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    memcpy(addr, blob + LOOM_MODEX_HASH_BYTES, len - LOOM_MODEX_HASH_BYTES);
+    free(blob);
     *addr_p = addr;
-    *len_p = len;
+    *len_p = len - LOOM_MODEX_HASH_BYTES;
     return LOOM_OK;
+}
+
+/* The user's rules, from coll_loom_rules or coll_loom_rules_file.  A bad
+ * one has been reported by the parser; Loom then runs without rules. */
+static void loom_load_rules(mca_coll_loom_component_t *c)
+{
+    int have_text = c->rules_text != NULL && c->rules_text[0] != '\0';
+    int have_file = c->rules_file != NULL && c->rules_file[0] != '\0';
+
+    c->rules = NULL;
+    if (have_text && have_file) {
+        loom_error("coll", "coll_loom_rules and coll_loom_rules_file are both set; give one "
+                   "of them: Loom keeps its defaults");
+    } else if (have_text) {
+        (void)loom_rules_parse(c->rules_text, "coll_loom_rules", &c->rules);
+    } else if (have_file) {
+        (void)loom_rules_load(c->rules_file, &c->rules);
+    }
+    c->config.rules = c->rules;
+    if (c->rules != NULL) {
+        loom_info("coll", "%d selection rules loaded (hash %016llx)", c->rules->count,
+                  (unsigned long long)c->rules->hash);
+    }
 }
 
 static int loom_open(void)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     loom_ucx_params_t params;
+    unsigned char *blob;
     const void *addr;
+    uint64_t hash;
     char prefix[32];
     size_t len;
     int ret;
@@ -172,8 +238,20 @@ static int loom_open(void)
         c->ucx = NULL;
         return OMPI_SUCCESS;
     }
+    loom_load_rules(c);
     loom_ucx_address(c->ucx, &addr, &len);
-    OPAL_MODEX_SEND(ret, OPAL_PMIX_GLOBAL, &c->super.collm_version, addr, len);
+    blob = malloc(LOOM_MODEX_HASH_BYTES + len);
+    if (blob == NULL) {
+        loom_ucx_destroy(c->ucx);
+        c->ucx = NULL;
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    hash = c->rules != NULL ? c->rules->hash : 0;
+    memcpy(blob, &hash, LOOM_MODEX_HASH_BYTES);
+    memcpy(blob + LOOM_MODEX_HASH_BYTES, addr, len);
+    OPAL_MODEX_SEND(ret, OPAL_PMIX_GLOBAL, &c->super.collm_version, blob,
+                    LOOM_MODEX_HASH_BYTES + len);
+    free(blob);
     if (ret != OPAL_SUCCESS) {
         loom_warn("coll", "cannot publish the ucx address (%d): Loom steps aside", ret);
         loom_ucx_destroy(c->ucx);
@@ -196,6 +274,11 @@ static int loom_close(void)
     }
     free(c->node_keys);
     c->node_keys = NULL;
+    free(c->rules_hashes);
+    c->rules_hashes = NULL;
+    loom_rules_destroy(c->rules);
+    c->rules = NULL;
+    c->config.rules = NULL;
     loom_pool_trim();
     return OMPI_SUCCESS;
 }
@@ -243,6 +326,30 @@ static int loom_compute_node_keys(mca_coll_loom_component_t *c)
     return OMPI_SUCCESS;
 }
 
+/* Every world rank's rules hash (0: no rules), read once from the modex
+ * after the fence, so that communicator creation compares without
+ * communicating. */
+static int loom_collect_rules_hashes(mca_coll_loom_component_t *c)
+{
+    unsigned char *blob;
+    size_t len;
+    int i;
+
+    c->rules_hashes = calloc((size_t)c->world_size, sizeof(uint64_t));
+    if (c->rules_hashes == NULL) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (i = 0; i < c->world_size; ++i) {
+        if (loom_modex_blob(i, &blob, &len) == OPAL_SUCCESS) {
+            memcpy(&c->rules_hashes[i], blob, LOOM_MODEX_HASH_BYTES);
+            free(blob);
+        } else {
+            c->rules_hashes[i] = UINT64_MAX;  /* unknown: never equal to ours */
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
 int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
@@ -252,6 +359,9 @@ int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threa
     /* No usable transport: decline here, so no communicator asks. */
     if (c->ucx == NULL) {
         return OMPI_ERR_NOT_AVAILABLE;
+    }
+    if (loom_collect_rules_hashes(c) != OMPI_SUCCESS) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
     return loom_compute_node_keys(c);
 }

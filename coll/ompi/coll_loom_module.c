@@ -125,6 +125,30 @@ static int loom_module_disable(mca_coll_base_module_t *base, ompi_communicator_t
     return OMPI_SUCCESS;
 }
 
+/* Every member must hold the rules this rank holds, or some would choose
+ * other algorithms than others: then Loom steps aside on the whole
+ * communicator (every member sees the same hashes, so all decide alike). */
+static bool loom_comm_rules_agree(ompi_communicator_t *comm)
+{
+    mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    int i, size = ompi_comm_size(comm), vpid, mine = OMPI_PROC_MY_NAME->vpid;
+
+    for (i = 0; i < size; ++i) {
+        vpid = (int)ompi_comm_peer_lookup(comm, i)->super.proc_name.vpid;
+        if (c->rules_hashes[vpid] != c->rules_hashes[mine]) {
+            if (ompi_comm_rank(comm) == 0) {
+                loom_warn("coll", "communicator %s: world rank %d holds other selection "
+                          "rules (hash %016llx) than world rank %d (%016llx); Loom steps "
+                          "aside on this communicator", comm->c_name, vpid,
+                          (unsigned long long)c->rules_hashes[vpid], mine,
+                          (unsigned long long)c->rules_hashes[mine]);
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
 mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
                                                  int *priority)
 {
@@ -134,7 +158,7 @@ mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
 
     if (c->ucx == NULL || c->priority < 0 || OMPI_COMM_IS_INTER(comm) || size < 2 ||
         size > LOOM_TAG_MAX_RANKS || comm->c_contextid > LOOM_TAG_MAX_CONTEXT ||
-        !loom_comm_in_my_job(comm)) {
+        !loom_comm_in_my_job(comm) || !loom_comm_rules_agree(comm)) {
         return NULL;
     }
     module = OBJ_NEW(mca_coll_loom_module_t);

@@ -65,7 +65,7 @@ static void run(int p, size_t count, int in_place, unsigned seed, size_t seg)
     }
     harness_init(&h, p);
     /* The selection honours the request, whatever the size. */
-    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &cfg), LOOM_OK);
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
     ck_assert_int_eq(loom_allreduce_plan(&args[0], h.teams[0], &cfg, &probe, &choice), LOOM_OK);
     ck_assert_int_eq(choice.alg, LOOM_ALLREDUCE_REPRODUCIBLE);
     loom_sched_destroy(probe);
