@@ -1,5 +1,7 @@
 #include "coll_config.h"
+#include "allgather.h"
 #include "allreduce.h"
+#include "reduce_scatter.h"
 #include "common/log.h"
 
 #include <stddef.h>
@@ -44,6 +46,40 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "shared-memory fast path has lower latency than UCX's there; "
                 "0 keeps every size in Loom",
         .offset = offsetof(loom_coll_config_t, allreduce_handoff),
+    },
+    {
+        .name = "allgather_algorithm", .type = LOOM_CONFIG_ENUM,
+        .default_value = "auto", .enum_names = loom_allgather_alg_names,
+        .help = "Allgather and allgatherv algorithm: auto lets the cost model "
+                "choose by size and rank count; bruck (ceil(log2 p) rounds, "
+                "small messages) or ring (large messages) forces that one",
+        .offset = offsetof(loom_coll_config_t, allgather_algorithm),
+    },
+    {
+        .name = "allgather_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",
+        .min = 0, .max = 1L << 30,
+        .help = "Pipeline segment size in bytes for the allgather ring (a "
+                "block is forwarded segment by segment as it arrives); 0 "
+                "sends each block whole",
+        .offset = offsetof(loom_coll_config_t, allgather_segment),
+    },
+    {
+        .name = "reduce_scatter_algorithm", .type = LOOM_CONFIG_ENUM,
+        .default_value = "auto", .enum_names = loom_reduce_scatter_alg_names,
+        .help = "Reduce_scatter and reduce_scatter_block algorithm: auto lets "
+                "the cost model choose by size and rank count; "
+                "recursive_halving (small messages, reduces in rank order) or "
+                "ring (large messages) forces that one (ring hands "
+                "non-commutative ops to recursive_halving)",
+        .offset = offsetof(loom_coll_config_t, reduce_scatter_algorithm),
+    },
+    {
+        .name = "reduce_scatter_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",
+        .min = 0, .max = 1L << 30,
+        .help = "Pipeline segment size in bytes for the reduce_scatter ring "
+                "(the transfer of one segment overlaps the reduction of the "
+                "previous one); 0 lets the cost model choose",
+        .offset = offsetof(loom_coll_config_t, reduce_scatter_segment),
     },
     {
         .name = "reproducible", .type = LOOM_CONFIG_BOOL, .default_value = "0",

@@ -1,0 +1,84 @@
+/*
+ * Choosing an allgather algorithm and segment size.
+ *
+ * The cost model prices each candidate with alpha (per message), beta (per
+ * byte moved) and gamma (per byte reduced, here per byte copied locally:
+ * a copy runs at least as fast as a reduction), the formulas in each
+ * algorithm's header, and takes the cheapest.  Its inputs are the total
+ * byte count, the rank count and the settings: the same on every rank, so
+ * every rank makes the same choice.  A forced algorithm or segment size in
+ * the settings overrides the model.
+ */
+#include "allgather.h"
+
+#include <math.h>
+
+typedef struct loom_ag_cost {
+    double alpha;   /* s per message */
+    double beta;    /* s per byte moved */
+    double gamma;   /* s per byte copied */
+} loom_ag_cost_t;
+
+static int loom_ag_log2_ceil(int p)
+{
+    int k = 0;
+
+    while ((1 << k) < p) {
+        ++k;
+    }
+    return k;
+}
+
+static double loom_ag_cost_bruck(const loom_ag_cost_t *c, int p, double n)
+{
+    return loom_ag_log2_ceil(p) * c->alpha + (double)(p - 1) / p * n * c->beta + n * c->gamma;
+}
+
+/* Unsegmented: segments only add alphas in this model (see allgather_ring.c). */
+static double loom_ag_cost_ring(const loom_ag_cost_t *c, int p, double n)
+{
+    return (p - 1) * c->alpha + (double)(p - 1) / p * n * c->beta;
+}
+
+void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_bytes,
+                           loom_allgather_choice_t *choice_p)
+{
+    loom_ag_cost_t c = {
+        .alpha = cfg->cost_alpha_ns * 1e-9,
+        .beta  = 1.0 / (cfg->cost_bandwidth_mbs * 1e6),
+        .gamma = 1.0 / (cfg->cost_reduce_mbs * 1e6),
+    };
+    double n = (double)total_bytes;
+    double cost[LOOM_ALLGATHER_ALG_COUNT] = {
+        [LOOM_ALLGATHER_BRUCK] = loom_ag_cost_bruck(&c, p, n),
+        [LOOM_ALLGATHER_RING] = loom_ag_cost_ring(&c, p, n),
+    };
+    loom_allgather_choice_t best = { .next_alg = LOOM_ALLGATHER_AUTO,
+                                     .next_cost_s = HUGE_VAL };
+    int alg;
+
+    if (cfg->allgather_algorithm != LOOM_ALLGATHER_AUTO) {
+        best.alg = (loom_allgather_alg_t)cfg->allgather_algorithm;
+        best.forced = 1;
+    } else {
+        /* On a tie the earlier (log-step) algorithm stays. */
+        best.alg = LOOM_ALLGATHER_BRUCK;
+        for (alg = LOOM_ALLGATHER_BRUCK + 1; alg < LOOM_ALLGATHER_ALG_COUNT; ++alg) {
+            if (cost[alg] < cost[best.alg]) {
+                best.alg = (loom_allgather_alg_t)alg;
+            }
+        }
+    }
+    best.cost_s = cost[best.alg];
+    for (alg = LOOM_ALLGATHER_AUTO + 1; alg < LOOM_ALLGATHER_ALG_COUNT; ++alg) {
+        if (alg != (int)best.alg && cost[alg] < best.next_cost_s) {
+            best.next_alg = (loom_allgather_alg_t)alg;
+            best.next_cost_s = cost[alg];
+        }
+    }
+    if (loom_allgather_algorithms[best.alg].segmented && cfg->allgather_segment > 0) {
+        best.seg_bytes = cfg->allgather_segment;
+    }
+    best.depth = 0;
+    *choice_p = best;
+}

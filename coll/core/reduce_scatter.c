@@ -1,0 +1,61 @@
+#include "reduce_scatter.h"
+#include "common/log.h"
+
+const char *const loom_reduce_scatter_alg_names[] = {
+    [LOOM_REDUCE_SCATTER_AUTO] = "auto",
+    [LOOM_REDUCE_SCATTER_HALVING] = "recursive_halving",
+    [LOOM_REDUCE_SCATTER_RING] = "ring",
+    [LOOM_REDUCE_SCATTER_ALG_COUNT] = NULL,
+};
+
+const loom_reduce_scatter_algorithm_t
+    loom_reduce_scatter_algorithms[LOOM_REDUCE_SCATTER_ALG_COUNT] = {
+    [LOOM_REDUCE_SCATTER_HALVING] = { .name = "recursive_halving",
+                                      .plan = loom_reduce_scatter_halving_plan,
+                                      .noncommutative = 1, .segmented = 0 },
+    [LOOM_REDUCE_SCATTER_RING] = { .name = "ring", .plan = loom_reduce_scatter_ring_plan,
+                                   .noncommutative = 0, .segmented = 1 },
+};
+
+/* Bytes of input over all blocks: from counts, which every rank passes
+ * alike, so every rank selects the same. */
+static size_t loom_reduce_scatter_total_bytes(const loom_coll_args_t *args, int p)
+{
+    size_t total = 0;
+    int i;
+
+    if (args->counts == NULL) {
+        return (size_t)p * args->count * args->elem_size;
+    }
+    for (i = 0; i < p; ++i) {
+        total += args->counts[i];
+    }
+    return total * args->elem_size;
+}
+
+loom_status_t loom_reduce_scatter_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                       const loom_coll_config_t *cfg, loom_sched_t **sched_p,
+                                       loom_reduce_scatter_choice_t *choice_p)
+{
+    loom_reduce_scatter_choice_t choice;
+    loom_coll_args_t a = *args;
+    size_t bytes = loom_reduce_scatter_total_bytes(args, team->size);
+
+    if (cfg->reduce_scatter_algorithm < 0 ||
+        cfg->reduce_scatter_algorithm >= LOOM_REDUCE_SCATTER_ALG_COUNT) {
+        loom_error("coll", "reduce_scatter algorithm %d is not one of 0..%d",
+                   cfg->reduce_scatter_algorithm, LOOM_REDUCE_SCATTER_ALG_COUNT - 1);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    loom_reduce_scatter_select(cfg, team->size, bytes, args->op.commutative, &choice);
+    a.seg_bytes = choice.seg_bytes;
+    a.depth = choice.depth;
+    loom_debug("coll", "reduce_scatter%s: %zu bytes of input on %d ranks: %s (%s), "
+               "segment %zu, depth %d", args->counts != NULL ? "" : "_block", bytes,
+               team->size, loom_reduce_scatter_alg_names[choice.alg],
+               choice.forced ? "forced" : "cost model", choice.seg_bytes, choice.depth);
+    if (choice_p != NULL) {
+        *choice_p = choice;
+    }
+    return loom_reduce_scatter_algorithms[choice.alg].plan(&a, team, sched_p);
+}

@@ -1,0 +1,71 @@
+/*
+ * Reduce_scatter and reduce_scatter_block: algorithms and how one is
+ * chosen.
+ *
+ * Arguments (args.h): the input is p blocks packed in rank order, block i
+ * of counts[i] elements (counts NULL: count each, the _block form); rank r
+ * receives block r of the reduction in recvbuf.  in_place: the input is in
+ * recvbuf and the result goes to its start.  The choice is a function of
+ * the team size, the total byte count, whether the op commutes and the
+ * settings only, the same on every rank.
+ */
+#ifndef LOOM_REDUCE_SCATTER_H
+#define LOOM_REDUCE_SCATTER_H
+
+#include "allreduce.h"      /* loom_plan_fn_t */
+#include "coll_config.h"
+#include "sched.h"
+
+/* Values go into message tags (LOOM_TAG_ALG_BITS).  Sequence numbers keep
+ * collectives apart, so these may share values with other collectives'
+ * ids, never with each other. */
+typedef enum loom_reduce_scatter_alg {
+    LOOM_REDUCE_SCATTER_AUTO = 0,     /* let Loom choose */
+    LOOM_REDUCE_SCATTER_HALVING = 1,  /* recursive halving, rank order kept */
+    LOOM_REDUCE_SCATTER_RING = 2,     /* pipelined ring, commutative ops */
+    LOOM_REDUCE_SCATTER_ALG_COUNT
+} loom_reduce_scatter_alg_t;
+
+/* Names indexed by loom_reduce_scatter_alg_t, NULL-terminated. */
+extern const char *const loom_reduce_scatter_alg_names[];
+
+typedef struct loom_reduce_scatter_algorithm {
+    const char      *name;
+    loom_plan_fn_t  plan;
+    int             noncommutative; /* reduces in rank order: any op works */
+    int             segmented;      /* honours args->seg_bytes and depth */
+} loom_reduce_scatter_algorithm_t;
+
+extern const loom_reduce_scatter_algorithm_t
+    loom_reduce_scatter_algorithms[LOOM_REDUCE_SCATTER_ALG_COUNT];
+
+loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
+                                               loom_team_t *team, loom_sched_t **sched_p);
+loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
+                                            loom_team_t *team, loom_sched_t **sched_p);
+
+typedef struct loom_reduce_scatter_choice {
+    loom_reduce_scatter_alg_t   alg;
+    size_t                      seg_bytes;  /* 0: not segmented */
+    int                         depth;
+    int                         forced;     /* by a setting, not the cost model */
+    double                      cost_s;     /* the model's estimate for alg */
+    loom_reduce_scatter_alg_t   next_alg;   /* the cheapest other algorithm (AUTO: none) */
+    double                      next_cost_s;
+} loom_reduce_scatter_choice_t;
+
+/* The algorithm, segment size and depth for total_bytes of input (the sum
+ * over all blocks) on p ranks: the cost model's choice unless the settings
+ * force one; a non-commutative op always gets one that reduces in rank
+ * order (reduce_scatter_select.c). */
+void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t total_bytes,
+                                int commutative, loom_reduce_scatter_choice_t *choice_p);
+
+/* Select, then build the schedule of the chosen algorithm; the choice goes
+ * to *choice_p when it is not NULL.  LOOM_ERR_UNSUPPORTED means "hand this
+ * call to another implementation". */
+loom_status_t loom_reduce_scatter_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                       const loom_coll_config_t *cfg, loom_sched_t **sched_p,
+                                       loom_reduce_scatter_choice_t *choice_p);
+
+#endif

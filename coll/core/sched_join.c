@@ -1,0 +1,31 @@
+#include "sched_join.h"
+
+int loom_sched_join(loom_sched_t *sched, int from, int to)
+{
+    loom_step_desc_t d = { .type = LOOM_STEP_COPY, .bytes = 0 };
+    loom_status_t status;
+    int i, j, level_start;
+
+    if (sched->build_status != LOOM_OK || from >= to) {
+        return -1;
+    }
+    /* Each level joins the previous one in groups; a level's steps are
+     * appended contiguously, so the next level is again a range. */
+    while (to - from > 1) {
+        level_start = sched->nsteps;
+        for (i = from; i < to; i += LOOM_STEP_MAX_DEPS) {
+            d.ndeps = 0;
+            for (j = i; j < to && j < i + LOOM_STEP_MAX_DEPS; ++j) {
+                d.deps[d.ndeps++] = j;
+            }
+            status = loom_sched_add(sched, &d, NULL);
+            if (status != LOOM_OK) {
+                sched->build_status = status;
+                return -1;
+            }
+        }
+        from = level_start;
+        to = sched->nsteps;
+    }
+    return from;
+}

@@ -1,0 +1,20 @@
+/*
+ * Joining many steps into one.
+ *
+ * A step waits on at most LOOM_STEP_MAX_DEPS others.  When a step must
+ * wait for many (an in-place result may overwrite its input only after
+ * every step that read the input is done), a tree of empty copies, each
+ * waiting on up to LOOM_STEP_MAX_DEPS steps, gathers them: about n / 3
+ * extra local steps that cost nothing to run.
+ */
+#ifndef LOOM_SCHED_JOIN_H
+#define LOOM_SCHED_JOIN_H
+
+#include "sched.h"
+
+/* A step that is done once every step in [from, to) is done; -1 when the
+ * range is empty or building failed (remembered in the schedule's build
+ * status).  With a single step in the range, that step. */
+int loom_sched_join(loom_sched_t *sched, int from, int to);
+
+#endif
