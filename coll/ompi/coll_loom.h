@@ -23,6 +23,9 @@
 
 BEGIN_C_DECLS
 
+/* Algorithms of any one collective, "auto" included. */
+#define LOOM_COLL_MAX_ALGS 8
+
 /* One collective's MPI_T counters (coll_loom_<collective>_<name>). */
 typedef struct mca_coll_loom_counters {
     unsigned long long  calls;      /* executed by Loom */
@@ -31,7 +34,7 @@ typedef struct mca_coll_loom_counters {
     unsigned long long  fallbacks;  /* handed down: type Loom cannot take */
     unsigned long long  handoffs;   /* handed down: small, one node */
     unsigned long long  disabled;   /* handed down: coll_loom_enable = 0 */
-    unsigned long long  alg[LOOM_ALLREDUCE_ALG_COUNT]; /* calls per algorithm */
+    unsigned long long  alg[LOOM_COLL_MAX_ALGS]; /* calls per algorithm */
 } mca_coll_loom_counters_t;
 
 typedef struct mca_coll_loom_component {
@@ -55,6 +58,8 @@ typedef struct mca_coll_loom_component {
     /* MPI_T: the control variable coll_loom_enable and the counters */
     int                         enable;
     mca_coll_loom_counters_t    allreduce;
+    mca_coll_loom_counters_t    allgather;      /* and allgatherv */
+    mca_coll_loom_counters_t    reduce_scatter; /* and reduce_scatter_block */
 } mca_coll_loom_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_loom_component_t mca_coll_loom_component;
@@ -73,6 +78,12 @@ typedef struct mca_coll_loom_module {
     loom_team_t                         *team;
     LOOM_PREVIOUS(mca_coll_base_module_allreduce_fn_t) previous_allreduce;
     LOOM_PREVIOUS(mca_coll_base_module_iallreduce_fn_t) previous_iallreduce;
+    LOOM_PREVIOUS(mca_coll_base_module_allgather_fn_t) previous_allgather;
+    LOOM_PREVIOUS(mca_coll_base_module_allgatherv_fn_t) previous_allgatherv;
+    LOOM_PREVIOUS(mca_coll_base_module_iallgather_fn_t) previous_iallgather;
+    LOOM_PREVIOUS(mca_coll_base_module_reduce_scatter_block_fn_t) previous_reduce_scatter_block;
+    LOOM_PREVIOUS(mca_coll_base_module_reduce_scatter_fn_t) previous_reduce_scatter;
+    LOOM_PREVIOUS(mca_coll_base_module_ireduce_scatter_block_fn_t) previous_ireduce_scatter_block;
     int                                 inflight;   /* nonblocking requests not finished */
 } mca_coll_loom_module_t;
 
@@ -107,6 +118,7 @@ typedef struct mca_coll_loom_request {
     struct ompi_datatype_t          *retained_type; /* derived types, retained */
     mca_coll_loom_op_t              op;
     mca_coll_loom_reduce_ctx_t      reduce_ctx;     /* the schedule points here */
+    size_t                          *owned;         /* per-rank counts the schedule uses */
     loom_status_t                   status;         /* written by the progress walk */
     struct mca_coll_loom_request    *next;          /* on the active list */
 } mca_coll_loom_request_t;
@@ -152,6 +164,34 @@ int mca_coll_loom_iallreduce(const void *sbuf, void *rbuf, int count,
                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                              struct ompi_communicator_t *comm, ompi_request_t **request,
                              mca_coll_base_module_t *module);
+int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                             void *rbuf, const int *rcounts, const int *displs,
+                             struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                             mca_coll_base_module_t *module);
+int mca_coll_loom_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                             void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                             struct ompi_communicator_t *comm, ompi_request_t **request,
+                             mca_coll_base_module_t *module);
+int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                       struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                       struct ompi_communicator_t *comm,
+                                       mca_coll_base_module_t *module);
+int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
+                                 struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                 struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_loom_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                        struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                        struct ompi_communicator_t *comm,
+                                        ompi_request_t **request, mca_coll_base_module_t *module);
+
+/* The element type Loom moves and reduces for count elements of dtype, or
+ * NULL when Loom cannot take the data as raw bytes at the buffer address
+ * (coll_loom_op.c). */
+struct ompi_datatype_t *mca_coll_loom_element_type(struct ompi_datatype_t *dtype,
+                                                   size_t count, size_t *elems_p);
 
 /* Loom's own kernel for (op, predefined dtype), or NULL: use ompi_op_reduce. */
 loom_reduce_fn_t mca_coll_loom_kernel(struct ompi_op_t *op, struct ompi_datatype_t *dtype);

@@ -24,25 +24,6 @@ void mca_coll_loom_ompi_reduce(const void *src, void *dst, size_t count, void *c
     ompi_op_reduce(c->op, (void *)src, dst, count, c->dtype);
 }
 
-/* The element type Loom moves and reduces, with the element count, or NULL
- * when Loom cannot take the data as raw bytes from the buffer address.  A
- * contiguous derived type stays itself: only user ops reach here with one
- * (Open MPI refuses predefined ops on derived types), and MPI gives a user
- * function the caller's datatype and whole elements of it. */
-static ompi_datatype_t *loom_element_type(ompi_datatype_t *dtype, size_t count,
-                                          size_t *elems_p)
-{
-    ptrdiff_t true_lb, true_extent;
-
-    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
-    if (true_lb != 0 ||
-        !ompi_datatype_is_contiguous_memory_layout(dtype, count > 1 ? 2 : 1)) {
-        return NULL;
-    }
-    *elems_p = count;
-    return dtype;
-}
-
 /* Integer data sums alike in any order; everything else may not. */
 static int loom_is_integer(const ompi_datatype_t *dtype)
 {
@@ -76,7 +57,7 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
         return LOOM_ERR_UNSUPPORTED;
     }
     reduce_ctx->op = op;
-    reduce_ctx->dtype = loom_element_type(dtype, (size_t)count, &elems);
+    reduce_ctx->dtype = mca_coll_loom_element_type(dtype, (size_t)count, &elems);
     if (reduce_ctx->dtype == NULL || module->team == NULL) {
         __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
         return LOOM_ERR_UNSUPPORTED;

@@ -22,16 +22,35 @@ static void loom_module_construct(mca_coll_loom_module_t *module)
     module->previous_allreduce.module = NULL;
     module->previous_iallreduce.fn = NULL;
     module->previous_iallreduce.module = NULL;
+    module->previous_allgather.fn = NULL;
+    module->previous_allgather.module = NULL;
+    module->previous_allgatherv.fn = NULL;
+    module->previous_allgatherv.module = NULL;
+    module->previous_iallgather.fn = NULL;
+    module->previous_iallgather.module = NULL;
+    module->previous_reduce_scatter_block.fn = NULL;
+    module->previous_reduce_scatter_block.module = NULL;
+    module->previous_reduce_scatter.fn = NULL;
+    module->previous_reduce_scatter.module = NULL;
+    module->previous_ireduce_scatter_block.fn = NULL;
+    module->previous_ireduce_scatter_block.module = NULL;
     module->inflight = 0;
 }
 
 static void loom_module_destruct(mca_coll_loom_module_t *module)
 {
-    if (module->previous_allreduce.module != NULL) {
-        OBJ_RELEASE(module->previous_allreduce.module);
-    }
-    if (module->previous_iallreduce.module != NULL) {
-        OBJ_RELEASE(module->previous_iallreduce.module);
+    mca_coll_base_module_t **prev[] = {
+        &module->previous_allreduce.module, &module->previous_iallreduce.module,
+        &module->previous_allgather.module, &module->previous_allgatherv.module,
+        &module->previous_iallgather.module, &module->previous_reduce_scatter_block.module,
+        &module->previous_reduce_scatter.module, &module->previous_ireduce_scatter_block.module,
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(prev) / sizeof(prev[0]); ++i) {
+        if (*prev[i] != NULL) {
+            OBJ_RELEASE(*prev[i]);
+        }
     }
     loom_team_destroy(module->team);
     loom_module_construct(module);
@@ -86,6 +105,12 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
     module->comm = comm;
     LOOM_SAVE_PREVIOUS(module, comm, allreduce);
     LOOM_SAVE_PREVIOUS(module, comm, iallreduce);
+    LOOM_SAVE_PREVIOUS(module, comm, allgather);
+    LOOM_SAVE_PREVIOUS(module, comm, allgatherv);
+    LOOM_SAVE_PREVIOUS(module, comm, iallgather);
+    LOOM_SAVE_PREVIOUS(module, comm, reduce_scatter_block);
+    LOOM_SAVE_PREVIOUS(module, comm, reduce_scatter);
+    LOOM_SAVE_PREVIOUS(module, comm, ireduce_scatter_block);
 
     peers = malloc(sizeof(*peers) * (size_t)size);
     keys = malloc(sizeof(*keys) * (size_t)size);
@@ -169,6 +194,12 @@ mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
     module->super.coll_module_disable = loom_module_disable;
     module->super.coll_allreduce      = mca_coll_loom_allreduce;
     module->super.coll_iallreduce     = mca_coll_loom_iallreduce;
+    module->super.coll_allgather      = mca_coll_loom_allgather;
+    module->super.coll_allgatherv     = mca_coll_loom_allgatherv;
+    module->super.coll_iallgather     = mca_coll_loom_iallgather;
+    module->super.coll_reduce_scatter_block  = mca_coll_loom_reduce_scatter_block;
+    module->super.coll_reduce_scatter        = mca_coll_loom_reduce_scatter;
+    module->super.coll_ireduce_scatter_block = mca_coll_loom_ireduce_scatter_block;
     *priority = c->priority;
     return &module->super;
 }

@@ -10,7 +10,9 @@
  */
 #include "coll_loom.h"
 
+#include "coll/core/allgather.h"
 #include "coll/core/allreduce.h"
+#include "coll/core/reduce_scatter.h"
 #include "opal/mca/base/mca_base_pvar.h"
 
 #include <stddef.h>
@@ -24,22 +26,29 @@ typedef struct loom_pvar_desc {
 
 #define LOOM_COUNTER(field) offsetof(mca_coll_loom_counters_t, field)
 
-static const loom_pvar_desc_t loom_allreduce_pvars[] = {
-    { "allreduce_calls", "Allreduce calls Loom executed in this process",
-      LOOM_COUNTER(calls) },
-    { "allreduce_bytes", "Bytes of user data (count times type size) of the "
-      "allreduce calls Loom executed", LOOM_COUNTER(bytes) },
-    { "allreduce_time_ns", "Nanoseconds spent inside the allreduce calls Loom "
-      "executed, from planning to completion", LOOM_COUNTER(time_ns) },
-    { "allreduce_fallbacks", "Allreduce calls handed to the module below Loom "
-      "because Loom cannot take their datatype (non-contiguous, or a lower "
-      "bound other than 0)", LOOM_COUNTER(fallbacks) },
-    { "allreduce_handoffs", "Allreduce calls handed to the module below Loom "
-      "because they are below coll_loom_allreduce_handoff bytes on a "
-      "communicator inside one node", LOOM_COUNTER(handoffs) },
-    { "allreduce_disabled", "Allreduce calls handed to the module below Loom "
-      "while coll_loom_enable was 0", LOOM_COUNTER(disabled) },
+/* The counters every collective has; %s is the collective's name. */
+static const loom_pvar_desc_t loom_coll_pvars[] = {
+    { "calls", "%s calls Loom executed in this process", LOOM_COUNTER(calls) },
+    { "bytes", "Bytes of user data of the %s calls Loom executed (for a reduction "
+      "the vector size, for a gather all blocks together)", LOOM_COUNTER(bytes) },
+    { "time_ns", "Nanoseconds spent inside the %s calls Loom executed, from "
+      "planning to completion", LOOM_COUNTER(time_ns) },
+    { "fallbacks", "%s calls handed to the module below Loom because Loom cannot "
+      "take their datatype (non-contiguous, or a lower bound other than 0)",
+      LOOM_COUNTER(fallbacks) },
+    { "handoffs", "%s calls handed to the module below Loom because they are small "
+      "and the communicator lives on one node (coll_loom_allreduce_handoff)",
+      LOOM_COUNTER(handoffs) },
+    { "disabled", "%s calls handed to the module below Loom while coll_loom_enable "
+      "was 0", LOOM_COUNTER(disabled) },
 };
+
+/* The collectives with counters: name, storage, algorithm names. */
+typedef struct loom_counted_coll {
+    const char                  *name;
+    mca_coll_loom_counters_t    *counters;
+    const char *const           *algs;
+} loom_counted_coll_t;
 
 static int loom_pvar_register(const char *name, const char *help,
                               unsigned long long *counter)
@@ -54,11 +63,38 @@ static int loom_pvar_register(const char *name, const char *help,
     return ret < 0 ? ret : OMPI_SUCCESS;
 }
 
+static int loom_register_coll(const loom_counted_coll_t *coll)
+{
+    char name[64], help[256];
+    size_t i;
+    int ret;
+
+    for (i = 0; i < sizeof(loom_coll_pvars) / sizeof(loom_coll_pvars[0]); ++i) {
+        snprintf(name, sizeof(name), "%s_%s", coll->name, loom_coll_pvars[i].name);
+        snprintf(help, sizeof(help), loom_coll_pvars[i].help, coll->name);
+        ret = loom_pvar_register(name, help, (unsigned long long *)((char *)coll->counters +
+                                                                    loom_coll_pvars[i].offset));
+        if (ret != OMPI_SUCCESS) {
+            return ret;
+        }
+    }
+    /* Index 0 is "auto", a way to choose, not an algorithm. */
+    for (i = 1; coll->algs[i] != NULL && i < LOOM_COLL_MAX_ALGS; ++i) {
+        snprintf(name, sizeof(name), "%s_alg_%s", coll->name, coll->algs[i]);
+        snprintf(help, sizeof(help), "%s calls Loom executed with %s", coll->name,
+                 coll->algs[i]);
+        ret = loom_pvar_register(name, help, &coll->counters->alg[i]);
+        if (ret != OMPI_SUCCESS) {
+            return ret;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
 int mca_coll_loom_mpit_register(void)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
-    char name[64], help[160];
-    size_t i;
+    size_t k;
     int ret;
 
     c->enable = 1;
@@ -74,22 +110,13 @@ int mca_coll_loom_mpit_register(void)
     if (ret < 0) {
         return ret;
     }
-    for (i = 0; i < sizeof(loom_allreduce_pvars) / sizeof(loom_allreduce_pvars[0]); ++i) {
-        ret = loom_pvar_register(loom_allreduce_pvars[i].name, loom_allreduce_pvars[i].help,
-                                 (unsigned long long *)((char *)&c->allreduce +
-                                                        loom_allreduce_pvars[i].offset));
-        if (ret != OMPI_SUCCESS) {
-            return ret;
-        }
-    }
-    for (i = 0; i < LOOM_ALLREDUCE_ALG_COUNT; ++i) {
-        if (loom_allreduce_algorithms[i].name == NULL) {
-            continue;   /* auto is a choice, not an algorithm */
-        }
-        snprintf(name, sizeof(name), "allreduce_alg_%s", loom_allreduce_algorithms[i].name);
-        snprintf(help, sizeof(help), "Allreduce calls Loom executed with %s",
-                 loom_allreduce_algorithms[i].name);
-        ret = loom_pvar_register(name, help, &c->allreduce.alg[i]);
+    const loom_counted_coll_t colls[] = {
+        { "allreduce", &c->allreduce, loom_allreduce_alg_names },
+        { "allgather", &c->allgather, loom_allgather_alg_names },
+        { "reduce_scatter", &c->reduce_scatter, loom_reduce_scatter_alg_names },
+    };
+    for (k = 0; k < sizeof(colls) / sizeof(colls[0]); ++k) {
+        ret = loom_register_coll(&colls[k]);
         if (ret != OMPI_SUCCESS) {
             return ret;
         }

@@ -24,6 +24,7 @@
 #include "ompi/op/op.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -126,6 +127,7 @@ static void loom_request_construct(mca_coll_loom_request_t *req)
     req->module = NULL;
     req->retained_op = NULL;
     req->retained_type = NULL;
+    req->owned = NULL;
     req->next = NULL;
 }
 
@@ -136,6 +138,8 @@ static void loom_request_release_refs(mca_coll_loom_request_t *req)
         loom_sched_destroy(req->sched);
         req->sched = NULL;
     }
+    free(req->owned);
+    req->owned = NULL;
     if (req->retained_op != NULL) {
         OBJ_RELEASE(req->retained_op);
         req->retained_op = NULL;

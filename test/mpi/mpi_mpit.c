@@ -20,6 +20,15 @@ static const char *const pvar_names[] = {
     "coll_loom_allreduce_alg_ring", "coll_loom_allreduce_alg_recursive_doubling",
     "coll_loom_allreduce_alg_rabenseifner", "coll_loom_allreduce_alg_double_binary_tree",
     "coll_loom_allreduce_alg_reproducible",
+    /* The other collectives' counters: listed so that every pvar is known. */
+    "coll_loom_allgather_calls", "coll_loom_allgather_bytes", "coll_loom_allgather_time_ns",
+    "coll_loom_allgather_fallbacks", "coll_loom_allgather_handoffs",
+    "coll_loom_allgather_disabled", "coll_loom_allgather_alg_bruck",
+    "coll_loom_allgather_alg_ring",
+    "coll_loom_reduce_scatter_calls", "coll_loom_reduce_scatter_bytes",
+    "coll_loom_reduce_scatter_time_ns", "coll_loom_reduce_scatter_fallbacks",
+    "coll_loom_reduce_scatter_handoffs", "coll_loom_reduce_scatter_disabled",
+    "coll_loom_reduce_scatter_alg_recursive_halving", "coll_loom_reduce_scatter_alg_ring",
 };
 #define NPVARS ((int)(sizeof(pvar_names) / sizeof(pvar_names[0])))
 #define FIRST_ALG 6

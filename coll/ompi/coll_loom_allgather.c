@@ -1,0 +1,180 @@
+/*
+ * MPI_Allgather, MPI_Allgatherv and MPI_Iallgather through the engine.
+ *
+ * Nothing is reduced, so the engine moves bytes: an element is one byte and
+ * a rank's block is its count times the type size.  Loom takes a call when
+ * both datatypes lay their data out contiguously from the buffer address
+ * with extent equal to size (so displacements in extents are byte offsets);
+ * anything else goes to the module Open MPI selected before Loom, counted
+ * as a fallback.
+ */
+#include "coll_loom.h"
+
+#include "coll/core/allgather.h"
+#include "ompi/datatype/ompi_datatype.h"
+
+#include <stdlib.h>
+
+/* Bytes per element of dtype, or 0 when Loom cannot take count elements
+ * of it as raw bytes at the buffer address. */
+static size_t loom_flat_size(ompi_datatype_t *dtype, size_t count)
+{
+    ptrdiff_t lb, extent, true_lb, true_extent;
+    size_t size;
+
+    ompi_datatype_get_extent(dtype, &lb, &extent);
+    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
+    ompi_datatype_type_size(dtype, &size);
+    if (lb != 0 || true_lb != 0 || (ptrdiff_t)size != extent ||
+        !ompi_datatype_is_contiguous_memory_layout(dtype, count > 1 ? 2 : 1)) {
+        return 0;
+    }
+    return size;
+}
+
+/* Decide and plan.  counts/displs: per rank, in elements of rdtype (NULL:
+ * the uniform form); *owned_p gets the byte arrays the schedule uses. */
+static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_datatype_t *sdtype,
+                                            void *rbuf, int rcount, const int *rcounts,
+                                            const int *displs, ompi_datatype_t *rdtype,
+                                            mca_coll_loom_module_t *module,
+                                            mca_coll_loom_op_t *info, size_t **owned_p,
+                                            loom_sched_t **sched_p)
+{
+    mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    mca_coll_loom_counters_t *n = &c->allgather;
+    int p = ompi_comm_size(module->comm), r = ompi_comm_rank(module->comm), i;
+    size_t rsize, ssize, *bytes = NULL, *offs = NULL, mine, total = 0;
+    loom_allgather_choice_t choice;
+    loom_coll_args_t args;
+    loom_status_t status;
+
+    *owned_p = NULL;
+    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&n->disabled, 1, __ATOMIC_RELAXED);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    mine = rcounts != NULL ? (size_t)rcounts[r] : (size_t)rcount;
+    rsize = loom_flat_size(rdtype, 2);
+    ssize = sbuf == MPI_IN_PLACE ? rsize : loom_flat_size(sdtype, 2);
+    if (rsize == 0 || ssize == 0 || module->team == NULL ||
+        (sbuf != MPI_IN_PLACE && (size_t)scount * ssize != mine * rsize)) {
+        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    if (rcounts != NULL) {
+        bytes = malloc(2 * sizeof(size_t) * (size_t)p);
+        if (bytes == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+        offs = bytes + p;
+        for (i = 0; i < p; ++i) {
+            bytes[i] = (size_t)rcounts[i] * rsize;
+            offs[i] = (size_t)displs[i] * rsize;
+            total += bytes[i];
+        }
+    } else {
+        total = (size_t)rcount * rsize * (size_t)p;
+    }
+    *info = (mca_coll_loom_op_t){
+        .coll = rcounts != NULL ? "allgatherv" : "allgather", .bytes = total, .counters = n,
+        .comm = module->comm, .start_ns = mca_coll_loom_now_ns(),
+    };
+    args = (loom_coll_args_t){
+        .sendbuf = sbuf, .recvbuf = rbuf, .count = (size_t)rcount * rsize, .elem_size = 1,
+        .in_place = (sbuf == MPI_IN_PLACE), .counts = bytes, .displs = offs,
+    };
+    status = loom_allgather_plan(&args, module->team, &c->config, sched_p, &choice);
+    if (status == LOOM_OK) {
+        info->alg = loom_allgather_alg_names[choice.alg];
+        info->alg_index = choice.alg;
+        *owned_p = bytes;
+        return LOOM_OK;
+    }
+    free(bytes);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+    }
+    return status;
+}
+
+static int loom_allgather_run(mca_coll_loom_op_t *info, loom_sched_t *sched, size_t *owned)
+{
+    loom_status_t status = mca_coll_loom_wait(info, sched);
+
+    loom_sched_destroy(sched);
+    free(owned);
+    mca_coll_loom_account(info, status);
+    return mca_coll_loom_status_to_ompi(status);
+}
+
+int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                            struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_op_t info;
+    loom_status_t status;
+    loom_sched_t *sched;
+    size_t *owned;
+
+    status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, rcount, NULL, NULL, rdtype,
+                                    module, &info, &owned, &sched);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        return module->previous_allgather.fn(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                             module->previous_allgather.module);
+    } else if (status != LOOM_OK) {
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return loom_allgather_run(&info, sched, owned);
+}
+
+int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                             void *rbuf, const int *rcounts, const int *displs,
+                             struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                             mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_op_t info;
+    loom_status_t status;
+    loom_sched_t *sched;
+    size_t *owned;
+
+    status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, 0, rcounts, displs, rdtype,
+                                    module, &info, &owned, &sched);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        return module->previous_allgatherv.fn(sbuf, scount, sdtype, rbuf, rcounts, displs,
+                                              rdtype, comm, module->previous_allgatherv.module);
+    } else if (status != LOOM_OK) {
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return loom_allgather_run(&info, sched, owned);
+}
+
+int mca_coll_loom_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                             void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                             struct ompi_communicator_t *comm, ompi_request_t **request,
+                             mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_request_t *req;
+    loom_status_t status;
+    loom_sched_t *sched;
+
+    req = mca_coll_loom_request_new(module, NULL, NULL);
+    if (req == NULL) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, rcount, NULL, NULL, rdtype,
+                                    module, &req->op, &req->owned, &sched);
+    if (status != LOOM_OK) {
+        OBJ_RELEASE(req);
+        if (status == LOOM_ERR_UNSUPPORTED) {
+            return module->previous_iallgather.fn(sbuf, scount, sdtype, rbuf, rcount, rdtype,
+                                                  comm, request,
+                                                  module->previous_iallgather.module);
+        }
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return mca_coll_loom_request_start(req, sched, request);
+}

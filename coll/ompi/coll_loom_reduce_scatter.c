@@ -1,0 +1,171 @@
+/*
+ * MPI_Reduce_scatter_block, MPI_Reduce_scatter and
+ * MPI_Ireduce_scatter_block through the engine (Open MPI 4.1's han and ucc
+ * provide neither).  The data rules are allreduce's: contiguous data of one
+ * type, Loom's kernels where it has them and Open MPI's op otherwise;
+ * anything else goes to the module Open MPI selected before Loom, counted.
+ */
+#include "coll_loom.h"
+
+#include "coll/core/reduce_scatter.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/op/op.h"
+
+#include <stdlib.h>
+
+/* Decide and plan.  rcounts NULL: the block form with rcount each;
+ * *owned_p gets the per-rank counts the schedule uses. */
+static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, int rcount,
+                                                 const int *rcounts, ompi_datatype_t *dtype,
+                                                 ompi_op_t *op, mca_coll_loom_module_t *module,
+                                                 mca_coll_loom_reduce_ctx_t *reduce_ctx,
+                                                 mca_coll_loom_op_t *info, size_t **owned_p,
+                                                 loom_sched_t **sched_p)
+{
+    mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    mca_coll_loom_counters_t *n = &c->reduce_scatter;
+    int p = ompi_comm_size(module->comm), i;
+    loom_reduce_scatter_choice_t choice;
+    size_t *counts = NULL, total = 0, elems, esize;
+    loom_coll_args_t args;
+    loom_status_t status;
+
+    *owned_p = NULL;
+    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&n->disabled, 1, __ATOMIC_RELAXED);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    if (rcounts != NULL) {
+        for (i = 0; i < p; ++i) {
+            total += (size_t)rcounts[i];
+        }
+    } else {
+        total = (size_t)rcount * (size_t)p;
+    }
+    reduce_ctx->op = op;
+    reduce_ctx->dtype = mca_coll_loom_element_type(dtype, total, &elems);
+    if (reduce_ctx->dtype == NULL || module->team == NULL) {
+        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    ompi_datatype_type_size(reduce_ctx->dtype, &esize);
+    if (rcounts != NULL) {
+        counts = malloc(sizeof(size_t) * (size_t)p);
+        if (counts == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+        for (i = 0; i < p; ++i) {
+            counts[i] = (size_t)rcounts[i];
+        }
+    }
+    *info = (mca_coll_loom_op_t){
+        .coll = rcounts != NULL ? "reduce_scatter" : "reduce_scatter_block",
+        .bytes = total * esize, .counters = n, .comm = module->comm,
+        .start_ns = mca_coll_loom_now_ns(),
+    };
+    args = (loom_coll_args_t){
+        .sendbuf = sbuf, .recvbuf = rbuf, .count = (size_t)rcount, .elem_size = esize,
+        .in_place = (sbuf == MPI_IN_PLACE), .counts = counts,
+        .op = { .fn = mca_coll_loom_kernel(op, reduce_ctx->dtype),
+                .ctx = reduce_ctx, .commutative = ompi_op_is_commute(op) },
+    };
+    if (args.op.fn == NULL) {
+        args.op.fn = mca_coll_loom_ompi_reduce;
+    }
+    status = loom_reduce_scatter_plan(&args, module->team, &c->config, sched_p, &choice);
+    if (status == LOOM_OK) {
+        info->alg = loom_reduce_scatter_alg_names[choice.alg];
+        info->alg_index = choice.alg;
+        *owned_p = counts;
+        return LOOM_OK;
+    }
+    free(counts);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+    }
+    return status;
+}
+
+static int loom_reduce_scatter_run(mca_coll_loom_op_t *info, loom_sched_t *sched,
+                                   size_t *owned)
+{
+    loom_status_t status = mca_coll_loom_wait(info, sched);
+
+    loom_sched_destroy(sched);
+    free(owned);
+    mca_coll_loom_account(info, status);
+    return mca_coll_loom_status_to_ompi(status);
+}
+
+int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                       struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                       struct ompi_communicator_t *comm,
+                                       mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_reduce_ctx_t reduce_ctx;
+    mca_coll_loom_op_t info;
+    loom_status_t status;
+    loom_sched_t *sched;
+    size_t *owned;
+
+    status = loom_reduce_scatter_prepare(sbuf, rbuf, rcount, NULL, dtype, op, module,
+                                         &reduce_ctx, &info, &owned, &sched);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        return module->previous_reduce_scatter_block.fn(
+            sbuf, rbuf, rcount, dtype, op, comm, module->previous_reduce_scatter_block.module);
+    } else if (status != LOOM_OK) {
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return loom_reduce_scatter_run(&info, sched, owned);
+}
+
+int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
+                                 struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                 struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_reduce_ctx_t reduce_ctx;
+    mca_coll_loom_op_t info;
+    loom_status_t status;
+    loom_sched_t *sched;
+    size_t *owned;
+
+    status = loom_reduce_scatter_prepare(sbuf, rbuf, 0, rcounts, dtype, op, module,
+                                         &reduce_ctx, &info, &owned, &sched);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        return module->previous_reduce_scatter.fn(sbuf, rbuf, rcounts, dtype, op, comm,
+                                                  module->previous_reduce_scatter.module);
+    } else if (status != LOOM_OK) {
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return loom_reduce_scatter_run(&info, sched, owned);
+}
+
+int mca_coll_loom_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                        struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                        struct ompi_communicator_t *comm,
+                                        ompi_request_t **request, mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_request_t *req;
+    loom_status_t status;
+    loom_sched_t *sched;
+
+    req = mca_coll_loom_request_new(module, op, dtype);
+    if (req == NULL) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    status = loom_reduce_scatter_prepare(sbuf, rbuf, rcount, NULL, dtype, op, module,
+                                         &req->reduce_ctx, &req->op, &req->owned, &sched);
+    if (status != LOOM_OK) {
+        OBJ_RELEASE(req);
+        if (status == LOOM_ERR_UNSUPPORTED) {
+            return module->previous_ireduce_scatter_block.fn(
+                sbuf, rbuf, rcount, dtype, op, comm, request,
+                module->previous_ireduce_scatter_block.module);
+        }
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return mca_coll_loom_request_start(req, sched, request);
+}
