@@ -27,7 +27,8 @@ static loom_bench_switch_t loom_bench_compare_mode(const loom_bench_options_t *o
     *error_p = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (opts->switch_mode == LOOM_BENCH_SWITCH_COMM) {
-        snprintf(cmp->why, sizeof(cmp->why), "asked for with --switch comm");
+        snprintf(cmp->why, sizeof(cmp->why),
+                 "a communicator with ompi_comm_coll_preference=^loom (--switch comm)");
         return LOOM_BENCH_SWITCH_COMM;
     }
     if (all) {
