@@ -1,6 +1,8 @@
 #include "allreduce.h"
 #include "common/log.h"
 
+#include <stdio.h>
+
 const char *const loom_allreduce_alg_names[] = {
     [LOOM_ALLREDUCE_AUTO] = "auto",
     [LOOM_ALLREDUCE_RING] = "ring",
@@ -23,24 +25,68 @@ const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_CO
                                 .noncommutative = 0, .segmented = 1 },
 };
 
+/* One line per (team, size class): the algorithm and why. */
+static void loom_allreduce_explain(loom_team_t *team, const loom_coll_config_t *cfg,
+                                   size_t bytes, int commutative,
+                                   const loom_allreduce_choice_t *ch)
+{
+    char why[160];
+
+    if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class(team, bytes)) {
+        return;
+    }
+    if (ch->forced && (int)ch->alg != cfg->allreduce_algorithm) {
+        snprintf(why, sizeof(why), "allreduce_algorithm=%s cannot keep rank order "
+                 "for a non-commutative op", loom_allreduce_alg_names[cfg->allreduce_algorithm]);
+    } else if (ch->forced) {
+        snprintf(why, sizeof(why), "forced by allreduce_algorithm");
+    } else if (ch->next_alg == LOOM_ALLREDUCE_AUTO) {
+        snprintf(why, sizeof(why), "cost model: %.1f us, the only candidate%s", ch->cost_s * 1e6,
+                 commutative ? "" : " for a non-commutative op");
+    } else {
+        snprintf(why, sizeof(why), "cost model: %.1f us, next best %s %.1f us",
+                 ch->cost_s * 1e6, loom_allreduce_alg_names[ch->next_alg],
+                 ch->next_cost_s * 1e6);
+    }
+    loom_info("coll", "allreduce on context %u, %d ranks, %zu bytes (and this size "
+              "class): %s, segment %zu, depth %d (%s)", team->context_id, team->size, bytes,
+              loom_allreduce_alg_names[ch->alg], ch->seg_bytes, ch->depth, why);
+}
+
+void loom_allreduce_explain_handoff(loom_team_t *team, const loom_coll_config_t *cfg,
+                                    size_t bytes)
+{
+    if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class(team, bytes)) {
+        return;
+    }
+    loom_info("coll", "allreduce on context %u, %d ranks, %zu bytes (and this size "
+              "class): handed to the module below Loom (below allreduce_handoff=%zu "
+              "on one node)", team->context_id, team->size, bytes, cfg->allreduce_handoff);
+}
+
 loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *team,
-                                  const loom_coll_config_t *cfg, loom_sched_t **sched_p)
+                                  const loom_coll_config_t *cfg, loom_sched_t **sched_p,
+                                  loom_allreduce_choice_t *choice_p)
 {
     loom_allreduce_choice_t choice;
     loom_coll_args_t a = *args;
+    size_t bytes = args->count * args->elem_size;
 
     if (cfg->allreduce_algorithm < 0 || cfg->allreduce_algorithm >= LOOM_ALLREDUCE_ALG_COUNT) {
         loom_error("coll", "allreduce algorithm %d is not one of 0..%d",
                    cfg->allreduce_algorithm, LOOM_ALLREDUCE_ALG_COUNT - 1);
         return LOOM_ERR_INVALID_PARAM;
     }
-    loom_allreduce_select(cfg, team->size, args->count * args->elem_size,
-                          args->op.commutative, &choice);
+    loom_allreduce_select(cfg, team->size, bytes, args->op.commutative, &choice);
     a.seg_bytes = choice.seg_bytes;
     a.depth = choice.depth;
+    loom_allreduce_explain(team, cfg, bytes, args->op.commutative, &choice);
     loom_debug("coll", "allreduce: %zu x %zu bytes on %d ranks: %s (%s), segment %zu, "
                "depth %d", args->count, args->elem_size, team->size,
                loom_allreduce_alg_names[choice.alg],
                choice.forced ? "forced" : "cost model", choice.seg_bytes, choice.depth);
+    if (choice_p != NULL) {
+        *choice_p = choice;
+    }
     return loom_allreduce_algorithms[choice.alg].plan(&a, team, sched_p);
 }

@@ -61,6 +61,9 @@ typedef struct loom_allreduce_choice {
     size_t                  seg_bytes;  /* 0: not segmented */
     int                     depth;
     int                     forced;     /* by a setting, not the cost model */
+    double                  cost_s;     /* the model's estimate for alg */
+    loom_allreduce_alg_t    next_alg;   /* the cheapest other algorithm (AUTO: none) */
+    double                  next_cost_s;
 } loom_allreduce_choice_t;
 
 /* The algorithm, segment size and depth for bytes on p ranks: the cost
@@ -77,9 +80,17 @@ static inline int loom_allreduce_hands_off(const loom_coll_config_t *cfg,
     return team->num_nodes == 1 && bytes < cfg->allreduce_handoff;
 }
 
-/* Select, then build the schedule of the chosen algorithm.
+/* Select, then build the schedule of the chosen algorithm; the choice goes
+ * to *choice_p when it is not NULL.  At verbose level info, the first call
+ * of each size class on a team prints the choice and why.
  * LOOM_ERR_UNSUPPORTED means "hand this call to another implementation". */
 loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *team,
-                                  const loom_coll_config_t *cfg, loom_sched_t **sched_p);
+                                  const loom_coll_config_t *cfg, loom_sched_t **sched_p,
+                                  loom_allreduce_choice_t *choice_p);
+
+/* At verbose level info, say once per size class that calls of bytes on
+ * team go to the module below Loom (loom_allreduce_hands_off). */
+void loom_allreduce_explain_handoff(loom_team_t *team, const loom_coll_config_t *cfg,
+                                    size_t bytes);
 
 #endif

@@ -86,6 +86,25 @@ static double loom_cost_dbtree(const loom_cost_t *c, int p, double n, double seg
     return (2 * depth + s - 1) * (c->alpha + seg * (2 * c->beta + c->gamma));
 }
 
+/* Keep the cheapest candidate in best and the cheapest other algorithm in
+ * next, for the verbose explanation. */
+static void loom_select_consider(loom_allreduce_choice_t *best, loom_allreduce_alg_t alg,
+                                 size_t seg, double t)
+{
+    if (t < best->cost_s) {
+        if (alg != best->alg) {
+            best->next_alg = best->alg;
+            best->next_cost_s = best->cost_s;
+        }
+        best->alg = alg;
+        best->seg_bytes = seg;
+        best->cost_s = t;
+    } else if (alg != best->alg && t < best->next_cost_s) {
+        best->next_alg = alg;
+        best->next_cost_s = t;
+    }
+}
+
 void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
                            int commutative, loom_allreduce_choice_t *choice_p)
 {
@@ -94,11 +113,13 @@ void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
         .beta  = 1.0 / (cfg->cost_bandwidth_mbs * 1e6),
         .gamma = 1.0 / (cfg->cost_reduce_mbs * 1e6),
     };
-    loom_allreduce_choice_t best = { .alg = LOOM_ALLREDUCE_RD, .forced = 0 };
-    double n = (double)bytes, t, best_t;
-    size_t i;
+    double n = (double)bytes;
+    loom_allreduce_choice_t best = {
+        .alg = LOOM_ALLREDUCE_RD, .cost_s = loom_cost_rd(&c, p, n),
+        .next_alg = LOOM_ALLREDUCE_AUTO, .next_cost_s = HUGE_VAL,
+    };
+    size_t i, seg;
 
-    best_t = loom_cost_rd(&c, p, n);
     if (cfg->allreduce_algorithm != LOOM_ALLREDUCE_AUTO) {
         best.alg = (loom_allreduce_alg_t)cfg->allreduce_algorithm;
         best.forced = 1;
@@ -106,24 +127,16 @@ void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
             best.alg = LOOM_ALLREDUCE_RD;
         }
     } else {
-        t = loom_cost_rabenseifner(&c, p, n);
-        if (t < best_t) {
-            best_t = t;
-            best.alg = LOOM_ALLREDUCE_RABENSEIFNER;
-        }
+        loom_select_consider(&best, LOOM_ALLREDUCE_RABENSEIFNER, 0,
+                             loom_cost_rabenseifner(&c, p, n));
         for (i = 0; commutative && i < sizeof(loom_select_segments) /
                                              sizeof(loom_select_segments[0]); ++i) {
-            t = loom_cost_ring(&c, p, n, (double)loom_select_segments[i]);
-            if (t < best_t) {
-                best_t = t;
-                best.alg = LOOM_ALLREDUCE_RING;
-                best.seg_bytes = loom_select_segments[i];
-            }
-            t = loom_cost_dbtree(&c, p, n, (double)loom_select_segments[i]);
-            if (p > 2 && t < best_t) {
-                best_t = t;
-                best.alg = LOOM_ALLREDUCE_DBTREE;
-                best.seg_bytes = loom_select_segments[i];
+            seg = loom_select_segments[i];
+            loom_select_consider(&best, LOOM_ALLREDUCE_RING, seg,
+                                 loom_cost_ring(&c, p, n, (double)seg));
+            if (p > 2) {
+                loom_select_consider(&best, LOOM_ALLREDUCE_DBTREE, seg,
+                                     loom_cost_dbtree(&c, p, n, (double)seg));
             }
         }
     }

@@ -18,6 +18,19 @@ typedef struct loom_reduce_op {
     int                 commutative;
 } loom_reduce_op_t;
 
+/*
+ * Buffers per collective (count is in elements of elem_size bytes):
+ *   allreduce       sendbuf count -> recvbuf count on every rank
+ *   bcast           recvbuf count: the root's is sent, the others' received
+ *   reduce          sendbuf count -> recvbuf count on root only (recvbuf of
+ *                   other ranks is not touched and may be NULL)
+ *   allgather       sendbuf count -> recvbuf p * count, rank r's at r * count;
+ *                   with counts/displs (allgatherv): counts[r] elements at
+ *                   displs[r]; in_place: rank r's part is already there
+ *   reduce_scatter  sendbuf sum(counts) (or p * count for the _block form)
+ *                   -> recvbuf counts[r] (or count): block r of the
+ *                   reduction; in_place: the input is in recvbuf
+ */
 typedef struct loom_coll_args {
     const void          *sendbuf;   /* ignored when in_place */
     void                *recvbuf;
@@ -25,6 +38,9 @@ typedef struct loom_coll_args {
     size_t              elem_size;  /* bytes per element */
     loom_reduce_op_t    op;
     int                 in_place;   /* the input is already in recvbuf */
+    int                 root;       /* bcast, reduce: team rank of the root */
+    const size_t        *counts;    /* allgatherv, reduce_scatter: per rank; NULL: count each */
+    const size_t        *displs;    /* allgatherv: element offset per rank; NULL: packed */
     /* Pipelining, chosen by the selection (identically on every rank):
      * messages are cut into segments of seg_bytes (0 = not segmented), and
      * at most depth segments are in flight per peer (0 = algorithm default). */

@@ -10,6 +10,7 @@
 
 #include "transport.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct loom_team_params {
@@ -31,6 +32,7 @@ typedef struct loom_team {
     uint32_t            context_id;
     uint32_t            next_seq;     /* sequence number of the next collective */
     struct loom_sched   *spare_scheds;/* finished schedules kept for reuse */
+    uint64_t            explained;    /* size classes whose choice was printed */
 } loom_team_t;
 
 loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **team_p);
@@ -41,6 +43,20 @@ void loom_team_destroy(loom_team_t *team);
 static inline uint32_t loom_team_next_seq(loom_team_t *team)
 {
     return team->next_seq++;
+}
+
+/* 1 the first time a message of this size class (floor of log2 of bytes)
+ * is seen on the team, so a choice is explained once per class. */
+static inline int loom_team_first_in_class(loom_team_t *team, size_t bytes)
+{
+    int k = bytes == 0 ? 0 : 63 - __builtin_clzll((unsigned long long)bytes);
+    uint64_t bit = (uint64_t)1 << k;
+
+    if (team->explained & bit) {
+        return 0;
+    }
+    team->explained |= bit;
+    return 1;
 }
 
 #endif

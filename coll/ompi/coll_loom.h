@@ -13,6 +13,7 @@
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
 
+#include "coll/core/allreduce.h"
 #include "coll/core/coll_config.h"
 #include "coll/core/sched.h"
 #include "coll/core/transport_ucx.h"
@@ -20,6 +21,17 @@
 #include <stdbool.h>
 
 BEGIN_C_DECLS
+
+/* One collective's MPI_T counters (coll_loom_<collective>_<name>). */
+typedef struct mca_coll_loom_counters {
+    unsigned long long  calls;      /* executed by Loom */
+    unsigned long long  bytes;      /* count x type size of those calls */
+    unsigned long long  time_ns;    /* spent in those calls */
+    unsigned long long  fallbacks;  /* handed down: type Loom cannot take */
+    unsigned long long  handoffs;   /* handed down: small, one node */
+    unsigned long long  disabled;   /* handed down: coll_loom_enable = 0 */
+    unsigned long long  alg[LOOM_ALLREDUCE_ALG_COUNT]; /* calls per algorithm */
+} mca_coll_loom_counters_t;
 
 typedef struct mca_coll_loom_component {
     mca_coll_base_component_2_0_0_t super;
@@ -35,10 +47,9 @@ typedef struct mca_coll_loom_component {
     uint64_t            *node_keys;     /* per world rank: equal on one host */
     int                 world_size;
 
-    /* MPI_T performance variables (coll_loom_<name>) */
-    unsigned long long  allreduce_calls;     /* handled by Loom */
-    unsigned long long  allreduce_fallbacks; /* handed down: type Loom cannot take */
-    unsigned long long  allreduce_handoffs;  /* handed down: small, one node */
+    /* MPI_T: the control variable coll_loom_enable and the counters */
+    int                         enable;
+    mca_coll_loom_counters_t    allreduce;
 } mca_coll_loom_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_loom_component_t mca_coll_loom_component;
@@ -52,6 +63,9 @@ typedef struct mca_coll_loom_module {
 } mca_coll_loom_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_loom_module_t);
+
+/* MPI_T: registers coll_loom_enable and the performance variables. */
+int mca_coll_loom_mpit_register(void);
 
 /* Component: the module a communicator gets, if any. */
 int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threads);

@@ -2,10 +2,12 @@
  * MPI_Allreduce through the engine.
  *
  * Loom takes a call when the data is contiguous and made of one predefined
- * type; anything else goes to the module Open MPI selected before Loom, and
- * is counted, and so are small messages on one node, where Open MPI's
- * shared-memory fast path beats UCX's latency.  Non-commutative ops are reduced in rank order by the
- * algorithms that can (the selection only picks those).
+ * type.  It hands a call to the module Open MPI selected before it, counted
+ * by reason, when the data is anything else, when the message is small and
+ * the communicator lives on one node (Open MPI's shared-memory fast path
+ * beats UCX's latency there), or while coll_loom_enable is 0.
+ * Non-commutative ops are reduced in rank order by the algorithms that can
+ * (the selection only picks those).
  */
 #include "coll_loom.h"
 
@@ -14,6 +16,9 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
 #include "opal/runtime/opal_progress.h"
+
+#include <stdint.h>
+#include <time.h>
 
 typedef struct loom_ompi_reduce_ctx {
     ompi_op_t           *op;
@@ -59,6 +64,19 @@ loom_status_t mca_coll_loom_wait(loom_sched_t *sched)
     return status;
 }
 
+static uint64_t loom_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void loom_count(unsigned long long *counter, unsigned long long n)
+{
+    __atomic_add_fetch(counter, n, __ATOMIC_RELAXED);
+}
+
 int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                             struct ompi_communicator_t *comm,
@@ -66,21 +84,33 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    mca_coll_loom_counters_t *n = &c->allreduce;
     loom_ompi_reduce_ctx_t reduce_ctx = { .op = op };
+    loom_allreduce_choice_t choice;
     loom_coll_args_t args;
     loom_sched_t *sched;
     loom_status_t status;
     size_t elems, esize;
+    uint64_t t0;
 
+    /* Every rank reads the same value here: the user writes it on all
+     * ranks at one point between collectives (see coll_loom_mpit.c). */
+    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
+        loom_count(&n->disabled, 1);
+        goto hand_down;
+    }
     reduce_ctx.dtype = loom_element_type(dtype, (size_t)count, &elems);
     if (reduce_ctx.dtype == NULL || module->team == NULL) {
-        goto fallback;
+        loom_count(&n->fallbacks, 1);
+        goto hand_down;
     }
     ompi_datatype_type_size(reduce_ctx.dtype, &esize);
     if (loom_allreduce_hands_off(&c->config, module->team, elems * esize)) {
-        __atomic_add_fetch(&c->allreduce_handoffs, 1, __ATOMIC_RELAXED);
+        loom_count(&n->handoffs, 1);
+        loom_allreduce_explain_handoff(module->team, &c->config, elems * esize);
         goto hand_down;
     }
+    t0 = loom_now_ns();
     args = (loom_coll_args_t){
         .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize,
         .in_place = (sbuf == MPI_IN_PLACE),
@@ -90,19 +120,21 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
     if (args.op.fn == NULL) {
         args.op.fn = loom_ompi_reduce; /* user ops and the rarer types */
     }
-    status = loom_allreduce_plan(&args, module->team, &c->config, &sched);
+    status = loom_allreduce_plan(&args, module->team, &c->config, &sched, &choice);
     if (status == LOOM_ERR_UNSUPPORTED) {
-        goto fallback;
+        loom_count(&n->fallbacks, 1);
+        goto hand_down;
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
     status = mca_coll_loom_wait(sched);
     loom_sched_destroy(sched);
-    __atomic_add_fetch(&c->allreduce_calls, 1, __ATOMIC_RELAXED);
+    loom_count(&n->calls, 1);
+    loom_count(&n->bytes, elems * esize);
+    loom_count(&n->alg[choice.alg], 1);
+    loom_count(&n->time_ns, loom_now_ns() - t0);
     return mca_coll_loom_status_to_ompi(status);
 
-fallback:
-    __atomic_add_fetch(&c->allreduce_fallbacks, 1, __ATOMIC_RELAXED);
 hand_down:
     return module->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
                                       module->previous_allreduce_module);

@@ -11,7 +11,6 @@
 
 #include "common/log.h"
 #include "coll/core/pool.h"
-#include "opal/mca/base/mca_base_pvar.h"
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/mca/pmix/pmix.h"
 #include "opal/runtime/opal_progress.h"
@@ -89,19 +88,6 @@ static int loom_register_table(const loom_config_field_t *table, void *obj)
     return OMPI_SUCCESS;
 }
 
-static int loom_register_pvar(const char *name, const char *help,
-                              unsigned long long *counter)
-{
-    int ret = mca_base_component_pvar_register(
-        &mca_coll_loom_component.super.collm_version, name, help, OPAL_INFO_LVL_4,
-        MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
-        MCA_BASE_VAR_BIND_NO_OBJECT,
-        MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, NULL, NULL,
-        NULL, counter);
-
-    return ret < 0 ? ret : OMPI_SUCCESS;
-}
-
 static int loom_register(void)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
@@ -128,24 +114,7 @@ static int loom_register(void)
     if (ret != OMPI_SUCCESS) {
         return ret;
     }
-    ret = loom_register_pvar("allreduce_calls",
-                             "Allreduce calls Loom executed in this process",
-                             &c->allreduce_calls);
-    if (ret != OMPI_SUCCESS) {
-        return ret;
-    }
-    ret = loom_register_pvar("allreduce_fallbacks",
-                             "Allreduce calls Loom handed to the previous module "
-                             "(datatype or op it does not handle)",
-                             &c->allreduce_fallbacks);
-    if (ret != OMPI_SUCCESS) {
-        return ret;
-    }
-    return loom_register_pvar("allreduce_handoffs",
-                              "Allreduce calls Loom handed to the previous module "
-                              "because they are below coll_loom_allreduce_handoff "
-                              "bytes on a communicator inside one node",
-                              &c->allreduce_handoffs);
+    return mca_coll_loom_mpit_register();
 }
 
 static int loom_progress(void)

@@ -360,6 +360,11 @@ START_TEST(test_allreduce_select)
     loom_allreduce_select(&cfg, 8, 8, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_RD);
     ck_assert_int_eq(ch.forced, 0);
+    /* The explanation: the estimate and a dearer runner-up. */
+    ck_assert(ch.cost_s > 0);
+    ck_assert_int_ne(ch.next_alg, ch.alg);
+    ck_assert_int_ne(ch.next_alg, LOOM_ALLREDUCE_AUTO);
+    ck_assert(ch.next_cost_s >= ch.cost_s);
     /* Large messages: a bandwidth-optimal algorithm, never doubling. */
     loom_allreduce_select(&cfg, 4, 64u << 20, 1, &ch);
     ck_assert(ch.alg == LOOM_ALLREDUCE_RING || ch.alg == LOOM_ALLREDUCE_RABENSEIFNER);
@@ -438,6 +443,23 @@ START_TEST(test_allreduce_hands_off)
 }
 END_TEST
 
+/* The verbose line is printed once per power-of-two size class. */
+START_TEST(test_team_size_classes)
+{
+    harness_t h;
+
+    harness_init(&h, 2);
+    ck_assert(loom_team_first_in_class(h.teams[0], 0));
+    ck_assert(!loom_team_first_in_class(h.teams[0], 1));  /* 0 and 1: class 0 */
+    ck_assert(loom_team_first_in_class(h.teams[0], 4096));
+    ck_assert(!loom_team_first_in_class(h.teams[0], 8191));
+    ck_assert(loom_team_first_in_class(h.teams[0], 8192));
+    ck_assert(loom_team_first_in_class(h.teams[0], SIZE_MAX));
+    ck_assert(loom_team_first_in_class(h.teams[1], 4096));  /* per team */
+    harness_fini(&h);
+}
+END_TEST
+
 START_TEST(test_allreduce_plan_rejects_bad_algorithm)
 {
     loom_coll_config_t cfg = default_config();
@@ -448,7 +470,7 @@ START_TEST(test_allreduce_plan_rejects_bad_algorithm)
     harness_init(&h, 2);
     cfg.allreduce_algorithm = LOOM_ALLREDUCE_ALG_COUNT;
     loom_log_set_level((loom_log_level_t)-1);
-    ck_assert_int_eq(loom_allreduce_plan(&args, h.teams[0], &cfg, &sched),
+    ck_assert_int_eq(loom_allreduce_plan(&args, h.teams[0], &cfg, &sched, NULL),
                      LOOM_ERR_INVALID_PARAM);
     loom_log_set_level(LOOM_LOG_WARN);
     ck_assert_ptr_null(sched);
@@ -473,6 +495,7 @@ int main(void)
     tcase_add_test(tc, test_allreduce_select_crossover);
     tcase_add_test(tc, test_allreduce_plan_rejects_bad_algorithm);
     tcase_add_test(tc, test_allreduce_hands_off);
+    tcase_add_test(tc, test_team_size_classes);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
 }
