@@ -54,6 +54,17 @@ awk -F, 'NR > 1 && $7 == "loom" && ($15 == 0 || $14 == "-") { bad = 1 } END { ex
     "$csv" || fail "a loom row did not run on Loom (loom_calls 0 or algorithm -)"
 awk -F, 'NR > 1 && $7 != "loom" && $15 != 0 { bad = 1 } END { exit bad }' "$csv" ||
     fail "a default row ran on Loom"
+# Loom names the algorithm it ran; in cvar mode the default's calls were
+# handed down because coll_loom_enable was 0.
+algs='^(ring|recursive_doubling|rabenseifner|double_binary_tree)(\+[a-z_]+)*$'
+awk -F, -v re="$algs" 'NR > 1 && $7 == "loom" && $14 !~ re { bad = 1 } END { exit bad }' \
+    "$csv" || fail "a loom row without an algorithm Loom names"
+if grep -q '^# default: .*coll_loom_enable switched' "$tmp/sweep.out"; then
+    awk -F, 'NR > 1 && $7 != "loom" && $14 != "disabled" { bad = 1 } END { exit bad }' \
+        "$csv" || fail "cvar mode: a default row not handed down as disabled"
+else
+    echo "note: Loom has no coll_loom_enable here; the default came from a communicator"
+fi
 awk -F, 'NR > 1 && !($12 > 0 && $8 > 0 && $9 <= $8 && $8 <= $10) { bad = 1 } END { exit bad }' \
     "$csv" || fail "a row with a non-positive busbw or time, or min > median > max"
 grep -q '^# A/A (the default against itself) over 6 sizes: median' "$tmp/sweep.out" ||

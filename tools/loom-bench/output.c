@@ -108,9 +108,9 @@ void loom_bench_output_summary(FILE *out, const loom_bench_run_info_t *info,
         fprintf(out, "# check: every result was right\n");
     }
     if (not_loom > 0) {
-        fprintf(out, "# note: Loom ran none of the loom column's calls at %d of %d sizes "
-                "(algorithm column: handoff, fallback or -; without Loom's counters, Loom "
-                "is not loaded)\n", not_loom, nsizes);
+        fprintf(out, "# note: Loom handed down or never saw the loom column's calls at %d of "
+                "%d sizes; the algorithm column says why (handoff: small messages on one "
+                "node go to the module below by design)\n", not_loom, nsizes);
     }
     if (on_loom > 0) {
         fprintf(out, "# WARNING: Loom ran calls of a default column at %d rows: the "
