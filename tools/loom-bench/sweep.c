@@ -4,6 +4,7 @@
 #include "check.h"
 #include "stats.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -176,7 +177,13 @@ static double loom_bench_batch_run(loom_bench_sweep_t *s, const loom_bench_batch
     if (s->opts->check) {
         loom_bench_batch_prepare(s, a);
     }
-    loom_bench_compare_apply(s->cmp, s->mpit, a->contender);
+    /* A rank that failed to switch would run another module than the
+     * others: stop rather than time (or hang in) a mismatch. */
+    if (loom_bench_compare_apply(s->cmp, s->mpit, a->contender) != MPI_SUCCESS) {
+        fprintf(stderr, "loom-bench: rank %d: writing " LOOM_BENCH_ENABLE_CVAR " failed\n",
+                s->rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     loom_bench_sleepy_barrier(s->cmp->sync);
     MPI_Barrier(s->cmp->sync);
     loom_bench_mpit_read(s->mpit, &before);
@@ -184,7 +191,11 @@ static double loom_bench_batch_run(loom_bench_sweep_t *s, const loom_bench_batch
     for (i = 0; i < a->batch; ++i) {
         call.in = s->bufs.in + (s->cursor + (size_t)i) % a->layout.in_slots * a->layout.stride;
         call.out = s->bufs.out + (s->cursor + (size_t)i) % a->layout.out_slots * a->layout.stride;
-        s->opts->coll->run(&call);
+        if (s->opts->coll->run(&call) != MPI_SUCCESS) {
+            fprintf(stderr, "loom-bench: rank %d: %s of %zu bytes failed\n", s->rank,
+                    s->opts->coll->name, a->count * s->opts->dtype->size);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
     }
     dt = (MPI_Wtime() - t0) / a->batch;
     loom_bench_mpit_read(s->mpit, &after);
