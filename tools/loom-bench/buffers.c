@@ -84,23 +84,23 @@ loom_bench_layout_t loom_bench_layout(size_t bytes, int batch, int fresh, size_t
     return l;
 }
 
-int loom_bench_buffers_create(size_t in_bytes, size_t out_bytes, loom_bench_buffers_t *bufs)
+int loom_bench_buffers_create(size_t in_bytes, size_t out_bytes, loom_bench_buffers_t *bufs_p)
 {
-    memset(bufs, 0, sizeof(*bufs));
-    bufs->in = aligned_alloc(4096, (in_bytes + 4095) / 4096 * 4096);
-    if (bufs->in == NULL) {
+    memset(bufs_p, 0, sizeof(*bufs_p));
+    bufs_p->in = aligned_alloc(4096, (in_bytes + 4095) / 4096 * 4096);
+    if (bufs_p->in == NULL) {
         return -1;
     }
-    bufs->out = aligned_alloc(4096, (out_bytes + 4095) / 4096 * 4096);
-    if (bufs->out == NULL) {
-        free(bufs->in);
-        bufs->in = NULL;
+    bufs_p->out = aligned_alloc(4096, (out_bytes + 4095) / 4096 * 4096);
+    if (bufs_p->out == NULL) {
+        free(bufs_p->in);
+        bufs_p->in = NULL;
         return -1;
     }
-    memset(bufs->in, 0, in_bytes);
-    memset(bufs->out, 0, out_bytes);
-    bufs->in_bytes = in_bytes;
-    bufs->out_bytes = out_bytes;
+    memset(bufs_p->in, 0, in_bytes);
+    memset(bufs_p->out, 0, out_bytes);
+    bufs_p->in_bytes = in_bytes;
+    bufs_p->out_bytes = out_bytes;
     return 0;
 }
 

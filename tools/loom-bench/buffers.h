@@ -38,7 +38,7 @@ loom_bench_layout_t loom_bench_layout(size_t bytes, int batch, int fresh, size_t
 
 /* Arenas of in_bytes and out_bytes, every page touched now so that no page
  * fault lands in a timed batch.  0 on success, -1 out of memory. */
-int loom_bench_buffers_create(size_t in_bytes, size_t out_bytes, loom_bench_buffers_t *bufs);
+int loom_bench_buffers_create(size_t in_bytes, size_t out_bytes, loom_bench_buffers_t *bufs_p);
 void loom_bench_buffers_destroy(loom_bench_buffers_t *bufs);
 
 #endif

@@ -48,53 +48,53 @@ static loom_bench_switch_t loom_bench_compare_mode(const loom_bench_options_t *o
 }
 
 int loom_bench_compare_create(const loom_bench_options_t *opts, const loom_bench_mpit_t *mpit,
-                              loom_bench_compare_t *cmp)
+                              loom_bench_compare_t *cmp_p)
 {
     int rank, ret, error;
 
-    memset(cmp, 0, sizeof(*cmp));
-    cmp->sync = cmp->loom_comm = cmp->default_comm = MPI_COMM_NULL;
+    memset(cmp_p, 0, sizeof(*cmp_p));
+    cmp_p->sync = cmp_p->loom_comm = cmp_p->default_comm = MPI_COMM_NULL;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    cmp->mode = loom_bench_compare_mode(opts, mpit, cmp, &error);
+    cmp_p->mode = loom_bench_compare_mode(opts, mpit, cmp_p, &error);
     if (error) {
         if (rank == 0) {
-            fprintf(stderr, "loom-bench: --switch cvar: %s\n", cmp->why);
+            fprintf(stderr, "loom-bench: --switch cvar: %s\n", cmp_p->why);
         }
         return MPI_ERR_OTHER;
     }
-    ret = loom_bench_refusing_dup(&cmp->sync);
+    ret = loom_bench_refusing_dup(&cmp_p->sync);
     if (ret != MPI_SUCCESS) {
         return ret;
     }
-    ret = MPI_Comm_dup(MPI_COMM_WORLD, &cmp->loom_comm);
+    ret = MPI_Comm_dup(MPI_COMM_WORLD, &cmp_p->loom_comm);
     if (ret != MPI_SUCCESS) {
         goto err_sync;
     }
-    if (cmp->mode == LOOM_BENCH_SWITCH_CVAR) {
-        cmp->default_comm = cmp->loom_comm;
+    if (cmp_p->mode == LOOM_BENCH_SWITCH_CVAR) {
+        cmp_p->default_comm = cmp_p->loom_comm;
     } else if (opts->compare) {
-        ret = loom_bench_refusing_dup(&cmp->default_comm);
+        ret = loom_bench_refusing_dup(&cmp_p->default_comm);
         if (ret != MPI_SUCCESS) {
             goto err_loom;
         }
     }
-    cmp->contender[LOOM_BENCH_LOOM] = (loom_bench_contender_t){
-        .name = "loom", .comm = cmp->loom_comm,
-        .enable = cmp->mode == LOOM_BENCH_SWITCH_CVAR ? 1 : -1,
+    cmp_p->contender[LOOM_BENCH_LOOM] = (loom_bench_contender_t){
+        .name = "loom", .comm = cmp_p->loom_comm,
+        .enable = cmp_p->mode == LOOM_BENCH_SWITCH_CVAR ? 1 : -1,
     };
-    cmp->contender[LOOM_BENCH_DEFAULT] = (loom_bench_contender_t){
-        .name = "default", .comm = cmp->default_comm,
-        .enable = cmp->mode == LOOM_BENCH_SWITCH_CVAR ? 0 : -1,
+    cmp_p->contender[LOOM_BENCH_DEFAULT] = (loom_bench_contender_t){
+        .name = "default", .comm = cmp_p->default_comm,
+        .enable = cmp_p->mode == LOOM_BENCH_SWITCH_CVAR ? 0 : -1,
     };
-    cmp->contender[LOOM_BENCH_DEFAULT_AA] = cmp->contender[LOOM_BENCH_DEFAULT];
-    cmp->contender[LOOM_BENCH_DEFAULT_AA].name = "default(A/A)";
-    cmp->count = opts->compare ? LOOM_BENCH_MAX_CONTENDERS : 1;
+    cmp_p->contender[LOOM_BENCH_DEFAULT_AA] = cmp_p->contender[LOOM_BENCH_DEFAULT];
+    cmp_p->contender[LOOM_BENCH_DEFAULT_AA].name = "default(A/A)";
+    cmp_p->count = opts->compare ? LOOM_BENCH_MAX_CONTENDERS : 1;
     return MPI_SUCCESS;
 
 err_loom:
-    MPI_Comm_free(&cmp->loom_comm);
+    MPI_Comm_free(&cmp_p->loom_comm);
 err_sync:
-    MPI_Comm_free(&cmp->sync);
+    MPI_Comm_free(&cmp_p->sync);
     return ret;
 }
 

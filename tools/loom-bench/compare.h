@@ -49,7 +49,7 @@ typedef struct loom_bench_compare {
 /* Collective over MPI_COMM_WORLD: all ranks agree on the mode.  Returns
  * MPI_SUCCESS or the MPI error; rank 0 has printed why. */
 int loom_bench_compare_create(const loom_bench_options_t *opts, const loom_bench_mpit_t *mpit,
-                              loom_bench_compare_t *cmp);
+                              loom_bench_compare_t *cmp_p);
 
 /* Make contender c the one the next collective on its comm reaches:
  * writes coll_loom_enable where that is the switch.  Every rank calls it

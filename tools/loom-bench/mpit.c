@@ -129,34 +129,34 @@ static void loom_bench_yield_read(loom_bench_mpit_t *mpit)
     MPI_T_cvar_handle_free(&handle);
 }
 
-void loom_bench_mpit_open(const char *pvar_prefix, loom_bench_mpit_t *mpit)
+void loom_bench_mpit_open(const char *pvar_prefix, loom_bench_mpit_t *mpit_p)
 {
     char name[128];
     int provided, i, index, count;
 
-    memset(mpit, 0, sizeof(*mpit));
-    mpit->yield_when_idle = -1;
+    memset(mpit_p, 0, sizeof(*mpit_p));
+    mpit_p->yield_when_idle = -1;
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
-        snprintf(mpit->cvar_problem, sizeof(mpit->cvar_problem), "MPI_T is not available");
+        snprintf(mpit_p->cvar_problem, sizeof(mpit_p->cvar_problem), "MPI_T is not available");
         return;
     }
-    mpit->initialized = 1;
-    loom_bench_cvar_open(mpit);
-    loom_bench_yield_read(mpit);
-    if (MPI_T_pvar_session_create(&mpit->session) != MPI_SUCCESS) {
+    mpit_p->initialized = 1;
+    loom_bench_cvar_open(mpit_p);
+    loom_bench_yield_read(mpit_p);
+    if (MPI_T_pvar_session_create(&mpit_p->session) != MPI_SUCCESS) {
         return;
     }
-    mpit->have_session = 1;
+    mpit_p->have_session = 1;
     for (i = 0; i < LOOM_BENCH_PVAR_COUNT; ++i) {
         snprintf(name, sizeof(name), "%s%s", pvar_prefix, loom_bench_pvar_names[i].suffix);
         index = loom_bench_pvar_find(name);
         if (index >= 0 &&
-            MPI_T_pvar_handle_alloc(mpit->session, index, NULL, &mpit->pvar[i], &count) ==
+            MPI_T_pvar_handle_alloc(mpit_p->session, index, NULL, &mpit_p->pvar[i], &count) ==
                 MPI_SUCCESS) {
             if (count == 1) {
-                mpit->have_pvar[i] = 1;
+                mpit_p->have_pvar[i] = 1;
             } else {
-                MPI_T_pvar_handle_free(mpit->session, &mpit->pvar[i]);
+                MPI_T_pvar_handle_free(mpit_p->session, &mpit_p->pvar[i]);
             }
         }
     }
@@ -186,14 +186,14 @@ void loom_bench_mpit_close(loom_bench_mpit_t *mpit)
     }
 }
 
-void loom_bench_mpit_read(const loom_bench_mpit_t *mpit, loom_bench_counters_t *counters)
+void loom_bench_mpit_read(const loom_bench_mpit_t *mpit, loom_bench_counters_t *counters_p)
 {
     int i;
 
     for (i = 0; i < LOOM_BENCH_PVAR_COUNT; ++i) {
-        counters->value[i] = 0;
+        counters_p->value[i] = 0;
         if (mpit->have_pvar[i]) {
-            MPI_T_pvar_read(mpit->session, mpit->pvar[i], &counters->value[i]);
+            MPI_T_pvar_read(mpit->session, mpit->pvar[i], &counters_p->value[i]);
         }
     }
 }

@@ -41,13 +41,13 @@ typedef struct loom_bench_mpit {
 
 /* After MPI_Init.  pvar_prefix names the collective's counters
  * ("coll_loom_allreduce_").  Never fails: what is missing stays off. */
-void loom_bench_mpit_open(const char *pvar_prefix, loom_bench_mpit_t *mpit);
+void loom_bench_mpit_open(const char *pvar_prefix, loom_bench_mpit_t *mpit_p);
 
 /* Before MPI_Finalize (Open MPI 4.1 fails when MPI_T outlives MPI). */
 void loom_bench_mpit_close(loom_bench_mpit_t *mpit);
 
 /* Every counter now (missing ones read 0). */
-void loom_bench_mpit_read(const loom_bench_mpit_t *mpit, loom_bench_counters_t *counters);
+void loom_bench_mpit_read(const loom_bench_mpit_t *mpit, loom_bench_counters_t *counters_p);
 
 /* Write coll_loom_enable in this process; MPI_SUCCESS or the error. */
 int loom_bench_mpit_set_enable(const loom_bench_mpit_t *mpit, int enable);

@@ -55,41 +55,41 @@ int loom_bench_sweep_sizes(const loom_bench_options_t *opts, size_t **sizes_p, i
 
 int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_compare_t *cmp,
                             const loom_bench_mpit_t *mpit, size_t span, const size_t *sizes,
-                            int nsizes, loom_bench_sweep_t *sweep)
+                            int nsizes, loom_bench_sweep_t *sweep_p)
 {
     loom_bench_layout_t l;
     int64_t in_values[LOOM_BENCH_CHECK_PERIOD], out_values[LOOM_BENCH_CHECK_PERIOD];
     size_t in_bytes = 0, out_bytes = 0, tile_bytes;
     int i;
 
-    memset(sweep, 0, sizeof(*sweep));
-    sweep->opts = opts;
-    sweep->cmp = cmp;
-    sweep->mpit = mpit;
-    sweep->span = span;
-    MPI_Comm_rank(MPI_COMM_WORLD, &sweep->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &sweep->nranks);
+    memset(sweep_p, 0, sizeof(*sweep_p));
+    sweep_p->opts = opts;
+    sweep_p->cmp = cmp;
+    sweep_p->mpit = mpit;
+    sweep_p->span = span;
+    MPI_Comm_rank(MPI_COMM_WORLD, &sweep_p->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &sweep_p->nranks);
     for (i = 0; i < nsizes; ++i) {
         l = loom_bench_layout(sizes[i], loom_bench_batch(opts, sizes[i]), opts->fresh, span,
                               opts->check);
         in_bytes = l.in_slots * l.stride > in_bytes ? l.in_slots * l.stride : in_bytes;
         out_bytes = l.out_slots * l.stride > out_bytes ? l.out_slots * l.stride : out_bytes;
     }
-    sweep->times = malloc((size_t)opts->iters * LOOM_BENCH_MAX_CONTENDERS * sizeof(double));
+    sweep_p->times = malloc((size_t)opts->iters * LOOM_BENCH_MAX_CONTENDERS * sizeof(double));
     tile_bytes = 2 * LOOM_BENCH_CHECK_PERIOD * opts->dtype->size;
-    sweep->in_tile = malloc(tile_bytes);
-    sweep->out_tile = malloc(tile_bytes);
-    if (sweep->times == NULL || sweep->in_tile == NULL || sweep->out_tile == NULL ||
-        loom_bench_buffers_create(in_bytes, out_bytes, &sweep->bufs) != 0) {
-        loom_bench_sweep_destroy(sweep);
+    sweep_p->in_tile = malloc(tile_bytes);
+    sweep_p->out_tile = malloc(tile_bytes);
+    if (sweep_p->times == NULL || sweep_p->in_tile == NULL || sweep_p->out_tile == NULL ||
+        loom_bench_buffers_create(in_bytes, out_bytes, &sweep_p->bufs) != 0) {
+        loom_bench_sweep_destroy(sweep_p);
         return -1;
     }
-    opts->coll->check_values(opts->op, sweep->rank, sweep->nranks, in_values, out_values);
-    loom_bench_tile_fill(opts->dtype, in_values, sweep->in_tile);
-    loom_bench_tile_fill(opts->dtype, out_values, sweep->out_tile);
+    opts->coll->check_values(opts->op, sweep_p->rank, sweep_p->nranks, in_values, out_values);
+    loom_bench_tile_fill(opts->dtype, in_values, sweep_p->in_tile);
+    loom_bench_tile_fill(opts->dtype, out_values, sweep_p->out_tile);
     /* Unchecked runs reduce these values too: filled once, here. */
-    loom_bench_tile_copy(sweep->in_tile, opts->dtype->size, 0, sweep->bufs.in,
-                         sweep->bufs.in_bytes / opts->dtype->size);
+    loom_bench_tile_copy(sweep_p->in_tile, opts->dtype->size, 0, sweep_p->bufs.in,
+                         sweep_p->bufs.in_bytes / opts->dtype->size);
     return 0;
 }
 
@@ -210,7 +210,7 @@ static double loom_bench_batch_run(loom_bench_sweep_t *s, const loom_bench_batch
     return worst;
 }
 
-int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_t *results)
+int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_t *results_p)
 {
     const loom_bench_options_t *o = s->opts;
     int nc = s->cmp->count, c, k, w;
@@ -239,7 +239,7 @@ int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_
     }
     MPI_Allreduce(bad, bad_all, nc, MPI_LONG_LONG, MPI_SUM, s->cmp->sync);
     for (c = 0; c < nc; ++c) {
-        loom_bench_result_t *r = &results[c];
+        loom_bench_result_t *r = &results_p[c];
 
         t = &s->times[c * o->iters];
         memset(r, 0, sizeof(*r));
@@ -256,8 +256,8 @@ int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_
         r->check_failures = o->check ? bad_all[c] : -1;
     }
     for (c = 0; c < nc; ++c) {
-        results[c].ratio = nc > 1 && results[LOOM_BENCH_DEFAULT].median > 0
-                               ? results[c].median / results[LOOM_BENCH_DEFAULT].median
+        results_p[c].ratio = nc > 1 && results_p[LOOM_BENCH_DEFAULT].median > 0
+                               ? results_p[c].median / results_p[LOOM_BENCH_DEFAULT].median
                                : 0.0;
     }
     return 0;

@@ -60,10 +60,10 @@ int loom_bench_sweep_sizes(const loom_bench_options_t *opts, size_t **sizes_p, i
 /* Buffers for every size in sizes; 0 on success, -1 out of memory. */
 int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_compare_t *cmp,
                             const loom_bench_mpit_t *mpit, size_t span, const size_t *sizes,
-                            int nsizes, loom_bench_sweep_t *sweep);
+                            int nsizes, loom_bench_sweep_t *sweep_p);
 void loom_bench_sweep_destroy(loom_bench_sweep_t *sweep);
 
 /* Measure one size: results[c] for each of the cmp->count contenders. */
-int loom_bench_sweep_run(loom_bench_sweep_t *sweep, size_t bytes, loom_bench_result_t *results);
+int loom_bench_sweep_run(loom_bench_sweep_t *sweep, size_t bytes, loom_bench_result_t *results_p);
 
 #endif
