@@ -45,6 +45,15 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, allreduce_handoff),
     },
     {
+        .name = "hang_timeout", .type = LOOM_CONFIG_INT, .default_value = "60",
+        .min = 0, .max = 86400,
+        .help = "Seconds a collective may go without completing a step before "
+                "Loom prints what it waits for (communicator, sequence number, "
+                "collective, algorithm, pending steps and their peers), and again "
+                "after each further period; 0 never reports",
+        .offset = offsetof(loom_coll_config_t, hang_timeout),
+    },
+    {
         .name = "cost_alpha_ns", .type = LOOM_CONFIG_INT, .default_value = "3000",
         .min = 0, .max = 100000000,
         .help = "Cost model: time per message in nanoseconds (alpha)",

@@ -9,11 +9,15 @@
 loom_status_t loom_sched_create(loom_team_t *team, const loom_coll_args_t *args,
                                 unsigned alg_id, loom_sched_t **sched_p)
 {
-    loom_sched_t *sched = team->spare_scheds;
+    loom_sched_t *sched;
 
+    pthread_mutex_lock(&team->spare_lock);
+    sched = team->spare_scheds;
     if (sched != NULL) {
         team->spare_scheds = sched->next_spare;
-    } else {
+    }
+    pthread_mutex_unlock(&team->spare_lock);
+    if (sched == NULL) {
         sched = calloc(1, sizeof(*sched));
         if (sched == NULL) {
             return LOOM_ERR_NO_MEMORY;
@@ -63,8 +67,10 @@ void loom_sched_destroy(loom_sched_t *sched)
     }
     loom_pool_put(sched->scratch);
     sched->scratch = NULL;
+    pthread_mutex_lock(&sched->team->spare_lock);
     sched->next_spare = sched->team->spare_scheds;
     sched->team->spare_scheds = sched;
+    pthread_mutex_unlock(&sched->team->spare_lock);
 }
 
 void loom_sched_free_spares(loom_team_t *team)

@@ -152,4 +152,9 @@ loom_status_t loom_sched_plan_done(loom_sched_t *sched, loom_sched_t **sched_p);
  * Returns LOOM_OK when all steps are done, LOOM_INPROGRESS, or an error. */
 loom_status_t loom_sched_progress(loom_sched_t *sched);
 
+/* Describe in buf (len > 0) what sched waits for: its sequence number,
+ * steps done, and up to three posted steps not complete with their peers.
+ * Returns the length written (truncated to fit). */
+size_t loom_sched_describe_wait(const loom_sched_t *sched, char *buf, size_t len);
+
 #endif

@@ -6,17 +6,19 @@
  * messages: they wait (and the hang report names the step) instead of
  * summing the wrong blocks.
  *
- *   63            48 47             30 29    22 21  18 17            0
- *  +----------------+-----------------+--------+------+---------------+
- *  |   context id   |  source rank    |  seq   | alg  |     step      |
- *  +----------------+-----------------+--------+------+---------------+
+ *   63            48 47           32 31      22 21  18 17            0
+ *  +----------------+---------------+----------+------+---------------+
+ *  |   context id   |  source rank  |   seq    | alg  |     step      |
+ *  +----------------+---------------+----------+------+---------------+
  *
  * Steps get the most bits: a ring on p ranks with s segments per block
  * uses 2(p-1)s distinct steps, and two messages of one pair in flight
  * with the same tag would be matched in either order.  Plans keep their
  * step count within LOOM_TAG_MAX_STEPS (loom_tag_steps_fit) or decline.
- * Collectives on one communicator complete in order, so 256 sequence
- * numbers are far more than can be in flight at once.
+ * Sequence numbers wrap after 1024: nonblocking collectives may be in
+ * flight in any number, so the adapter holds a communicator to fewer than
+ * that many outstanding (LOOM_TAG_MAX_INFLIGHT) by progressing before it
+ * starts another.  Teams have at most 65536 ranks.
  */
 #ifndef LOOM_TAG_H
 #define LOOM_TAG_H
@@ -24,8 +26,8 @@
 #include <stdint.h>
 
 #define LOOM_TAG_CONTEXT_BITS 16
-#define LOOM_TAG_RANK_BITS    18
-#define LOOM_TAG_SEQ_BITS     8
+#define LOOM_TAG_RANK_BITS    16
+#define LOOM_TAG_SEQ_BITS     10
 #define LOOM_TAG_ALG_BITS     4
 #define LOOM_TAG_STEP_BITS    18
 
@@ -41,6 +43,10 @@
  * handed to the previous collective module. */
 #define LOOM_TAG_MAX_CONTEXT ((uint32_t)LOOM_TAG_MASK(LOOM_TAG_CONTEXT_BITS))
 #define LOOM_TAG_MAX_RANKS   ((int)LOOM_TAG_MASK(LOOM_TAG_RANK_BITS) + 1)
+
+/* Collectives of one team that may be in flight at once: well below the
+ * sequence numbers a tag tells apart. */
+#define LOOM_TAG_MAX_INFLIGHT 512
 
 /* Distinct steps a schedule may use, the last one kept for the fold. */
 #define LOOM_TAG_MAX_STEPS ((uint64_t)LOOM_TAG_MASK(LOOM_TAG_STEP_BITS))

@@ -26,6 +26,7 @@ loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **t
     if (team == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
+    pthread_mutex_init(&team->spare_lock, NULL);
     team->peers   = malloc(sizeof(*team->peers) * (size_t)params->size);
     team->node_of = malloc(sizeof(*team->node_of) * (size_t)params->size);
     if (team->peers == NULL || team->node_of == NULL) {
@@ -68,6 +69,7 @@ void loom_team_destroy(loom_team_t *team)
         return;
     }
     loom_sched_free_spares(team);
+    pthread_mutex_destroy(&team->spare_lock);
     free(team->node_of);
     free(team->peers);
     free(team);

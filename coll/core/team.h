@@ -10,6 +10,7 @@
 
 #include "transport.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,7 @@ typedef struct loom_team {
     uint32_t            context_id;
     uint32_t            next_seq;     /* sequence number of the next collective */
     struct loom_sched   *spare_scheds;/* finished schedules kept for reuse */
+    pthread_mutex_t     spare_lock;   /* a request may finish on another thread */
     uint64_t            explained;    /* size classes whose choice was printed */
 } loom_team_t;
 

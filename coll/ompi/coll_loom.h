@@ -12,6 +12,7 @@
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
+#include "ompi/request/request.h"
 
 #include "coll/core/allreduce.h"
 #include "coll/core/coll_config.h"
@@ -54,15 +55,59 @@ typedef struct mca_coll_loom_component {
 
 OMPI_MODULE_DECLSPEC extern mca_coll_loom_component_t mca_coll_loom_component;
 
+/* The module Open MPI selected below Loom for one function: where Loom
+ * hands the calls it does not take. */
+#define LOOM_PREVIOUS(fn_type) \
+    struct {                        \
+        fn_type                 fn; \
+        mca_coll_base_module_t  *module; \
+    }
+
 typedef struct mca_coll_loom_module {
     mca_coll_base_module_t              super;
     ompi_communicator_t                 *comm;
     loom_team_t                         *team;
-    mca_coll_base_module_allreduce_fn_t previous_allreduce;
-    mca_coll_base_module_t              *previous_allreduce_module;
+    LOOM_PREVIOUS(mca_coll_base_module_allreduce_fn_t) previous_allreduce;
+    LOOM_PREVIOUS(mca_coll_base_module_iallreduce_fn_t) previous_iallreduce;
+    int                                 inflight;   /* nonblocking requests not finished */
 } mca_coll_loom_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_loom_module_t);
+
+/* One collective call Loom runs: what the counters, the verbose line and
+ * the hang report need. */
+typedef struct mca_coll_loom_op {
+    const char                  *coll;        /* "allreduce" */
+    const char                  *alg;         /* the algorithm's name */
+    int                         alg_index;    /* into counters->alg */
+    size_t                      bytes;        /* count x type size */
+    mca_coll_loom_counters_t    *counters;
+    ompi_communicator_t         *comm;
+    uint64_t                    start_ns;
+    int                         watch_ndone;  /* hang watch: steps done when last seen */
+    uint64_t                    watch_since_ns;
+} mca_coll_loom_op_t;
+
+/* Loom's reduction context over Open MPI's op: dst = src op dst. */
+typedef struct mca_coll_loom_reduce_ctx {
+    struct ompi_op_t        *op;
+    struct ompi_datatype_t  *dtype;  /* the predefined element type */
+} mca_coll_loom_reduce_ctx_t;
+
+/* A nonblocking collective in flight. */
+typedef struct mca_coll_loom_request {
+    ompi_request_t                  super;
+    loom_sched_t                    *sched;
+    mca_coll_loom_module_t          *module;        /* retained while running */
+    struct ompi_op_t                *retained_op;   /* user ops, retained */
+    struct ompi_datatype_t          *retained_type; /* derived types, retained */
+    mca_coll_loom_op_t              op;
+    mca_coll_loom_reduce_ctx_t      reduce_ctx;     /* the schedule points here */
+    loom_status_t                   status;         /* written by the progress walk */
+    struct mca_coll_loom_request    *next;          /* on the active list */
+} mca_coll_loom_request_t;
+
+OBJ_CLASS_DECLARATION(mca_coll_loom_request_t);
 
 /* MPI_T: registers coll_loom_enable and the performance variables. */
 int mca_coll_loom_mpit_register(void);
@@ -75,13 +120,34 @@ mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
 /* The one conversion from Loom statuses to Open MPI error codes. */
 int mca_coll_loom_status_to_ompi(loom_status_t status);
 
-/* Wait for a schedule, progressing Open MPI (and so Loom's UCX worker). */
-loom_status_t mca_coll_loom_wait(loom_sched_t *sched);
+/* Requests and progress (coll_loom_request.c). */
+uint64_t mca_coll_loom_now_ns(void);
+/* Wait for a blocking call's schedule, progressing Open MPI (and so Loom's
+ * UCX worker and its nonblocking requests); reports hangs. */
+loom_status_t mca_coll_loom_wait(mca_coll_loom_op_t *op, loom_sched_t *sched);
+/* Count a finished call in op->counters (only when it succeeded). */
+void mca_coll_loom_account(const mca_coll_loom_op_t *op, loom_status_t status);
+/* A request for module's communicator; retains module, and op and dtype
+ * when they are user objects (either may be NULL). */
+mca_coll_loom_request_t *mca_coll_loom_request_new(mca_coll_loom_module_t *module,
+                                                   struct ompi_op_t *op,
+                                                   struct ompi_datatype_t *dtype);
+/* Start req with its planned schedule; *request_p is set. */
+int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_sched_t *sched,
+                                ompi_request_t **request_p);
+/* Advance every active request (from Open MPI's progress callback). */
+int mca_coll_loom_progress_requests(void);
+/* The reduction callback over Open MPI's ops (ctx: mca_coll_loom_reduce_ctx_t). */
+void mca_coll_loom_ompi_reduce(const void *src, void *dst, size_t count, void *ctx);
 
 int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                             struct ompi_communicator_t *comm,
                             mca_coll_base_module_t *module);
+int mca_coll_loom_iallreduce(const void *sbuf, void *rbuf, int count,
+                             struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                             struct ompi_communicator_t *comm, ompi_request_t **request,
+                             mca_coll_base_module_t *module);
 
 /* Loom's own kernel for (op, predefined dtype), or NULL: use ompi_op_reduce. */
 loom_reduce_fn_t mca_coll_loom_kernel(struct ompi_op_t *op, struct ompi_datatype_t *dtype);

@@ -15,20 +15,11 @@
 #include "coll/core/allreduce.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
-#include "opal/runtime/opal_progress.h"
-
-#include <stdint.h>
-#include <time.h>
-
-typedef struct loom_ompi_reduce_ctx {
-    ompi_op_t           *op;
-    ompi_datatype_t     *dtype;  /* the predefined element type */
-} loom_ompi_reduce_ctx_t;
 
 /* Open MPI's own reduction: dst = src op dst. */
-static void loom_ompi_reduce(const void *src, void *dst, size_t count, void *ctx)
+void mca_coll_loom_ompi_reduce(const void *src, void *dst, size_t count, void *ctx)
 {
-    loom_ompi_reduce_ctx_t *c = ctx;
+    mca_coll_loom_reduce_ctx_t *c = ctx;
 
     ompi_op_reduce(c->op, (void *)src, dst, count, c->dtype);
 }
@@ -52,29 +43,64 @@ static ompi_datatype_t *loom_element_type(ompi_datatype_t *dtype, size_t count,
     return dtype;
 }
 
-loom_status_t mca_coll_loom_wait(loom_sched_t *sched)
+/*
+ * Decide whether Loom takes this call and, if so, plan it.  LOOM_OK: *sched_p
+ * is planned and op describes it; LOOM_ERR_UNSUPPORTED: hand the call down
+ * (already counted by reason); another error: fail the call.  reduce_ctx
+ * must live as long as the schedule.
+ */
+static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int count,
+                                            ompi_datatype_t *dtype, ompi_op_t *op,
+                                            mca_coll_loom_module_t *module,
+                                            mca_coll_loom_reduce_ctx_t *reduce_ctx,
+                                            mca_coll_loom_op_t *info, loom_sched_t **sched_p)
 {
+    mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    mca_coll_loom_counters_t *n = &c->allreduce;
+    loom_allreduce_choice_t choice;
+    loom_coll_args_t args;
     loom_status_t status;
+    size_t elems, esize;
 
-    /* opal_progress drives Loom's UCX worker through the registered hook,
-     * other Open MPI transports, and yields when idle if asked to. */
-    while ((status = loom_sched_progress(sched)) == LOOM_INPROGRESS) {
-        opal_progress();
+    /* Every rank reads the same value here: the user writes it on all
+     * ranks at one point between collectives (see coll_loom_mpit.c). */
+    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&n->disabled, 1, __ATOMIC_RELAXED);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    reduce_ctx->op = op;
+    reduce_ctx->dtype = loom_element_type(dtype, (size_t)count, &elems);
+    if (reduce_ctx->dtype == NULL || module->team == NULL) {
+        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    ompi_datatype_type_size(reduce_ctx->dtype, &esize);
+    if (loom_allreduce_hands_off(&c->config, module->team, elems * esize)) {
+        __atomic_add_fetch(&n->handoffs, 1, __ATOMIC_RELAXED);
+        loom_allreduce_explain_handoff(module->team, &c->config, elems * esize);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    *info = (mca_coll_loom_op_t){
+        .coll = "allreduce", .bytes = elems * esize, .counters = n, .comm = module->comm,
+        .start_ns = mca_coll_loom_now_ns(),
+    };
+    args = (loom_coll_args_t){
+        .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize,
+        .in_place = (sbuf == MPI_IN_PLACE),
+        .op = { .fn = mca_coll_loom_kernel(op, reduce_ctx->dtype),
+                .ctx = reduce_ctx, .commutative = ompi_op_is_commute(op) },
+    };
+    if (args.op.fn == NULL) {
+        args.op.fn = mca_coll_loom_ompi_reduce; /* user ops and the rarer types */
+    }
+    status = loom_allreduce_plan(&args, module->team, &c->config, sched_p, &choice);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+    } else if (status == LOOM_OK) {
+        info->alg = loom_allreduce_alg_names[choice.alg];
+        info->alg_index = choice.alg;
     }
     return status;
-}
-
-static uint64_t loom_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static inline void loom_count(unsigned long long *counter, unsigned long long n)
-{
-    __atomic_add_fetch(counter, n, __ATOMIC_RELAXED);
 }
 
 int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
@@ -83,59 +109,48 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
                             mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
-    mca_coll_loom_component_t *c = &mca_coll_loom_component;
-    mca_coll_loom_counters_t *n = &c->allreduce;
-    loom_ompi_reduce_ctx_t reduce_ctx = { .op = op };
-    loom_allreduce_choice_t choice;
-    loom_coll_args_t args;
-    loom_sched_t *sched;
+    mca_coll_loom_reduce_ctx_t reduce_ctx;
+    mca_coll_loom_op_t info;
     loom_status_t status;
-    size_t elems, esize;
-    uint64_t t0;
+    loom_sched_t *sched;
 
-    /* Every rank reads the same value here: the user writes it on all
-     * ranks at one point between collectives (see coll_loom_mpit.c). */
-    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
-        loom_count(&n->disabled, 1);
-        goto hand_down;
-    }
-    reduce_ctx.dtype = loom_element_type(dtype, (size_t)count, &elems);
-    if (reduce_ctx.dtype == NULL || module->team == NULL) {
-        loom_count(&n->fallbacks, 1);
-        goto hand_down;
-    }
-    ompi_datatype_type_size(reduce_ctx.dtype, &esize);
-    if (loom_allreduce_hands_off(&c->config, module->team, elems * esize)) {
-        loom_count(&n->handoffs, 1);
-        loom_allreduce_explain_handoff(module->team, &c->config, elems * esize);
-        goto hand_down;
-    }
-    t0 = loom_now_ns();
-    args = (loom_coll_args_t){
-        .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize,
-        .in_place = (sbuf == MPI_IN_PLACE),
-        .op = { .fn = mca_coll_loom_kernel(op, reduce_ctx.dtype),
-                .ctx = &reduce_ctx, .commutative = ompi_op_is_commute(op) },
-    };
-    if (args.op.fn == NULL) {
-        args.op.fn = loom_ompi_reduce; /* user ops and the rarer types */
-    }
-    status = loom_allreduce_plan(&args, module->team, &c->config, &sched, &choice);
+    status = loom_allreduce_prepare(sbuf, rbuf, count, dtype, op, module, &reduce_ctx, &info,
+                                    &sched);
     if (status == LOOM_ERR_UNSUPPORTED) {
-        loom_count(&n->fallbacks, 1);
-        goto hand_down;
+        return module->previous_allreduce.fn(sbuf, rbuf, count, dtype, op, comm,
+                                             module->previous_allreduce.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    status = mca_coll_loom_wait(sched);
+    status = mca_coll_loom_wait(&info, sched);
     loom_sched_destroy(sched);
-    loom_count(&n->calls, 1);
-    loom_count(&n->bytes, elems * esize);
-    loom_count(&n->alg[choice.alg], 1);
-    loom_count(&n->time_ns, loom_now_ns() - t0);
+    mca_coll_loom_account(&info, status);
     return mca_coll_loom_status_to_ompi(status);
+}
 
-hand_down:
-    return module->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
-                                      module->previous_allreduce_module);
+int mca_coll_loom_iallreduce(const void *sbuf, void *rbuf, int count,
+                             struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                             struct ompi_communicator_t *comm, ompi_request_t **request,
+                             mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_request_t *req;
+    loom_status_t status;
+    loom_sched_t *sched;
+
+    req = mca_coll_loom_request_new(module, op, dtype);
+    if (req == NULL) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    status = loom_allreduce_prepare(sbuf, rbuf, count, dtype, op, module, &req->reduce_ctx,
+                                    &req->op, &sched);
+    if (status != LOOM_OK) {
+        OBJ_RELEASE(req);
+        if (status == LOOM_ERR_UNSUPPORTED) {
+            return module->previous_iallreduce.fn(sbuf, rbuf, count, dtype, op, comm, request,
+                                                  module->previous_iallreduce.module);
+        }
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return mca_coll_loom_request_start(req, sched, request);
 }

@@ -121,7 +121,7 @@ static int loom_progress(void)
 {
     loom_transport_t *tr = loom_ucx_transport(mca_coll_loom_component.ucx);
 
-    return tr->ops->progress(tr);
+    return tr->ops->progress(tr) + mca_coll_loom_progress_requests();
 }
 
 /* Peer addresses come from the modex, published by loom_open everywhere. */

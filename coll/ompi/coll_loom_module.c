@@ -18,14 +18,20 @@ static void loom_module_construct(mca_coll_loom_module_t *module)
 {
     module->comm = NULL;
     module->team = NULL;
-    module->previous_allreduce = NULL;
-    module->previous_allreduce_module = NULL;
+    module->previous_allreduce.fn = NULL;
+    module->previous_allreduce.module = NULL;
+    module->previous_iallreduce.fn = NULL;
+    module->previous_iallreduce.module = NULL;
+    module->inflight = 0;
 }
 
 static void loom_module_destruct(mca_coll_loom_module_t *module)
 {
-    if (module->previous_allreduce_module != NULL) {
-        OBJ_RELEASE(module->previous_allreduce_module);
+    if (module->previous_allreduce.module != NULL) {
+        OBJ_RELEASE(module->previous_allreduce.module);
+    }
+    if (module->previous_iallreduce.module != NULL) {
+        OBJ_RELEASE(module->previous_iallreduce.module);
     }
     loom_team_destroy(module->team);
     loom_module_construct(module);
@@ -51,6 +57,21 @@ static bool loom_comm_in_my_job(ompi_communicator_t *comm)
     return true;
 }
 
+/* Keep the function and module below Loom for one collective, or fail
+ * enable (visibly: the macro returns) when there is none to hand calls to. */
+#define LOOM_SAVE_PREVIOUS(mod, comm_, coll)                                      \
+    do {                                                                          \
+        (mod)->previous_##coll.fn = (comm_)->c_coll->coll_##coll;                 \
+        (mod)->previous_##coll.module = (comm_)->c_coll->coll_##coll##_module;    \
+        if ((mod)->previous_##coll.fn == NULL ||                                  \
+            (mod)->previous_##coll.module == NULL) {                              \
+            loom_error("coll", "communicator %s has no %s to fall back to",       \
+                       (comm_)->c_name, #coll);                                   \
+            return OMPI_ERROR;                                                    \
+        }                                                                         \
+        OBJ_RETAIN((mod)->previous_##coll.module);                                \
+    } while (0)
+
 static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t *comm)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
@@ -61,16 +82,10 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
     uint64_t *keys;
     int *peers;
 
-    /* Lower-priority modules are in c_coll now: keep their allreduce. */
+    /* Lower-priority modules are in c_coll now: keep what they provide. */
     module->comm = comm;
-    module->previous_allreduce = comm->c_coll->coll_allreduce;
-    module->previous_allreduce_module = comm->c_coll->coll_allreduce_module;
-    if (module->previous_allreduce == NULL || module->previous_allreduce_module == NULL) {
-        loom_error("coll", "communicator %s has no allreduce to fall back to",
-                   comm->c_name);
-        return OMPI_ERROR;
-    }
-    OBJ_RETAIN(module->previous_allreduce_module);
+    LOOM_SAVE_PREVIOUS(module, comm, allreduce);
+    LOOM_SAVE_PREVIOUS(module, comm, iallreduce);
 
     peers = malloc(sizeof(*peers) * (size_t)size);
     keys = malloc(sizeof(*keys) * (size_t)size);
@@ -129,6 +144,7 @@ mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
     module->super.coll_module_enable  = loom_module_enable;
     module->super.coll_module_disable = loom_module_disable;
     module->super.coll_allreduce      = mca_coll_loom_allreduce;
+    module->super.coll_iallreduce     = mca_coll_loom_iallreduce;
     *priority = c->priority;
     return &module->super;
 }

@@ -11,12 +11,17 @@
 
 START_TEST(test_tag_fields)
 {
-    uint64_t tag = loom_tag_make(0xBEEF, 70000, 4095, 9, 12345);
+    uint64_t tag = loom_tag_make(0xBEEF, 65535, 1023, 9, 12345);
 
-    ck_assert_int_eq(loom_tag_rank(tag), 70000);
+    ck_assert_int_eq(loom_tag_rank(tag), 65535);
     ck_assert_uint_eq(loom_tag_alg(tag), 9);
     ck_assert_uint_eq(loom_tag_step(tag), 12345);
     ck_assert_uint_eq(tag >> 48, 0xBEEF);
+    ck_assert_uint_eq((tag >> LOOM_TAG_SEQ_SHIFT) & LOOM_TAG_MASK(LOOM_TAG_SEQ_BITS), 1023);
+    /* Sequence numbers 1024 apart share a tag: hence LOOM_TAG_MAX_INFLIGHT. */
+    ck_assert(loom_tag_make(1, 2, 3, 1, 4) == loom_tag_make(1, 2, 3 + 1024, 1, 4));
+    ck_assert(loom_tag_make(1, 2, 3, 1, 4) != loom_tag_make(1, 2, 3 + 512, 1, 4));
+    ck_assert_int_lt(LOOM_TAG_MAX_INFLIGHT, 1 << LOOM_TAG_SEQ_BITS);
     /* Different algorithms never share a tag. */
     ck_assert(loom_tag_make(1, 2, 3, 1, 4) != loom_tag_make(1, 2, 3, 2, 4));
 }
@@ -146,6 +151,44 @@ static loom_status_t plan_mismatch(const loom_coll_args_t *args, loom_team_t *te
     *sched_p = s;
     return LOOM_OK;
 }
+
+/* The hang report names the pending step, its size and its peer. */
+START_TEST(test_sched_describe_wait)
+{
+    loom_coll_args_t args = { .elem_size = 1 };
+    loom_sched_t *s;
+    harness_t h;
+    char text[256], tiny[24];
+
+    harness_init(&h, 2);
+    loom_sched_create(h.teams[1], &args, 1, &s);
+    loom_sched_recv(s, 0, 7, b_out, 12, LOOM_NO_DEPS);
+    loom_sched_copy(s, b_out, c_out, 12, LOOM_DEPS(0));
+    ck_assert_int_eq(loom_sched_progress(s), LOOM_INPROGRESS); /* rank 0 never sends */
+    loom_sched_describe_wait(s, text, sizeof(text));
+    ck_assert_msg(strstr(text, "0 of 2 steps done") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "step 0: receive of 12 bytes from rank 0") != NULL, "%s", text);
+    /* Truncated, still terminated. */
+    ck_assert_uint_eq(loom_sched_describe_wait(s, tiny, sizeof(tiny)), sizeof(tiny) - 1);
+    ck_assert_uint_eq(strlen(tiny), sizeof(tiny) - 1);
+    /* Satisfy the receive so the schedule can be put away. */
+    {
+        loom_sched_t *send;
+
+        loom_sched_create(h.teams[0], &args, 1, &send);
+        loom_sched_send(send, 1, 7, a_in, 12, LOOM_NO_DEPS);
+        while (loom_sched_progress(send) == LOOM_INPROGRESS ||
+               loom_sched_progress(s) == LOOM_INPROGRESS) {
+        }
+        loom_sched_describe_wait(s, text, sizeof(text));
+        ck_assert_msg(strstr(text, "2 of 2 steps done; no posted step is pending") != NULL,
+                      "%s", text);
+        loom_sched_destroy(send);
+    }
+    loom_sched_destroy(s);
+    harness_fini(&h);
+}
+END_TEST
 
 START_TEST(test_sched_size_mismatch)
 {
@@ -289,6 +332,7 @@ int main(void)
     tcase_add_test(tc, test_sched_tags_and_deps);
     tcase_add_test(tc, test_sched_deadlock_detected);
     tcase_add_test(tc, test_sched_size_mismatch);
+    tcase_add_test(tc, test_sched_describe_wait);
     tcase_add_test(tc, test_sched_rejects_forward_deps);
     tcase_add_test(tc, test_sched_reentrant);
     tcase_add_test(tc, test_pool_reuse);

@@ -1,0 +1,273 @@
+/*
+ * Nonblocking collectives: MPI requests that carry a Loom schedule.
+ *
+ * A started request goes on one process-wide list of active requests.
+ * Open MPI's progress engine calls Loom's progress callback inside every
+ * MPI_Test, MPI_Wait and blocking call, and that callback advances every
+ * active schedule, so collectives move while the application waits on
+ * anything.  Rules that keep this safe:
+ *   - one thread walks the list at a time (a flag, not a lock held across
+ *     the walk); a thread that finds the walk taken returns at once, and so
+ *     does a re-entrant call from inside the walk;
+ *   - starting a request only pushes on the list under a short lock, so a
+ *     start may come from inside progress (Open MPI starts collectives from
+ *     its progress engine while creating communicators);
+ *   - a finished request is completed after the walk, outside every lock,
+ *     because completing may run callbacks that start new collectives.
+ * The blocking wait reports hangs the same way as the walk.
+ */
+#include "coll_loom.h"
+
+#include "common/log.h"
+#include "coll/core/tag.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/op/op.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+
+static pthread_mutex_t loom_active_lock = PTHREAD_MUTEX_INITIALIZER;
+static mca_coll_loom_request_t *loom_active_head;
+static int loom_walking;
+
+uint64_t mca_coll_loom_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void mca_coll_loom_account(const mca_coll_loom_op_t *op, loom_status_t status)
+{
+    mca_coll_loom_counters_t *n = op->counters;
+
+    if (status != LOOM_OK) {
+        return;
+    }
+    __atomic_add_fetch(&n->calls, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&n->bytes, op->bytes, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&n->alg[op->alg_index], 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&n->time_ns, mca_coll_loom_now_ns() - op->start_ns, __ATOMIC_RELAXED);
+}
+
+/* Report once per timeout period without progress; 1 when it reported. */
+int mca_coll_loom_watch(mca_coll_loom_op_t *op, loom_sched_t *sched, uint64_t now_ns)
+{
+    uint64_t timeout = (uint64_t)mca_coll_loom_component.config.hang_timeout * 1000000000u;
+    char what[320];
+
+    if (timeout == 0) {
+        return 0;
+    }
+    if (sched->ndone != op->watch_ndone) {
+        op->watch_ndone = sched->ndone;
+        op->watch_since_ns = now_ns;
+        return 0;
+    }
+    if (now_ns - op->watch_since_ns < timeout) {
+        return 0;
+    }
+    loom_sched_describe_wait(sched, what, sizeof(what));
+    loom_warn("coll", "%s (%s) on communicator %s (cid %u, %d ranks) has made no progress "
+              "for %.1f s: %s", op->coll, op->alg, op->comm->c_name, op->comm->c_contextid,
+              ompi_comm_size(op->comm), (double)(now_ns - op->watch_since_ns) * 1e-9, what);
+    op->watch_since_ns = now_ns;  /* again after another period */
+    return 1;
+}
+
+loom_status_t mca_coll_loom_wait(mca_coll_loom_op_t *op, loom_sched_t *sched)
+{
+    loom_status_t status;
+    unsigned spins = 0;
+
+    op->watch_ndone = -1;
+    /* opal_progress drives Loom's UCX worker through the registered hook,
+     * other Open MPI transports, and yields when idle if asked to. */
+    while ((status = loom_sched_progress(sched)) == LOOM_INPROGRESS) {
+        opal_progress();
+        if ((++spins & 1023) == 0) {
+            mca_coll_loom_watch(op, sched, mca_coll_loom_now_ns());
+        }
+    }
+    return status;
+}
+
+/* ------------------------------------------------------------- requests */
+
+static int loom_request_free(ompi_request_t **req_p)
+{
+    mca_coll_loom_request_t *req = (mca_coll_loom_request_t *)*req_p;
+
+    /* MPI-3.1 5.12: freeing an active nonblocking collective is erroneous. */
+    if (!REQUEST_COMPLETE(&req->super)) {
+        return MPI_ERR_REQUEST;
+    }
+    OMPI_REQUEST_FINI(&req->super);
+    OBJ_RELEASE(req);
+    *req_p = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
+}
+
+static int loom_request_cancel(ompi_request_t *req, int complete)
+{
+    (void)req;
+    (void)complete;
+    return MPI_ERR_REQUEST;  /* collectives cannot be cancelled */
+}
+
+static void loom_request_construct(mca_coll_loom_request_t *req)
+{
+    req->super.req_type = OMPI_REQUEST_COLL;
+    req->super.req_free = loom_request_free;
+    req->super.req_cancel = loom_request_cancel;
+    req->sched = NULL;
+    req->module = NULL;
+    req->retained_op = NULL;
+    req->retained_type = NULL;
+    req->next = NULL;
+}
+
+/* What the request holds on to while it runs, let go when it finishes. */
+static void loom_request_release_refs(mca_coll_loom_request_t *req)
+{
+    if (req->sched != NULL) {
+        loom_sched_destroy(req->sched);
+        req->sched = NULL;
+    }
+    if (req->retained_op != NULL) {
+        OBJ_RELEASE(req->retained_op);
+        req->retained_op = NULL;
+    }
+    if (req->retained_type != NULL) {
+        OBJ_RELEASE(req->retained_type);
+        req->retained_type = NULL;
+    }
+    if (req->module != NULL) {
+        __atomic_sub_fetch(&req->module->inflight, 1, __ATOMIC_RELAXED);
+        OBJ_RELEASE(req->module);
+        req->module = NULL;
+    }
+}
+
+static void loom_request_destruct(mca_coll_loom_request_t *req)
+{
+    loom_request_release_refs(req);
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_loom_request_t, ompi_request_t, loom_request_construct,
+                   loom_request_destruct);
+
+mca_coll_loom_request_t *mca_coll_loom_request_new(mca_coll_loom_module_t *module,
+                                                   ompi_op_t *op, ompi_datatype_t *dtype)
+{
+    mca_coll_loom_request_t *req;
+
+    /* Tags tell apart a limited number of sequence numbers: past that many
+     * requests in flight on one communicator, finish some first. */
+    while (__atomic_load_n(&module->inflight, __ATOMIC_RELAXED) >= LOOM_TAG_MAX_INFLIGHT) {
+        opal_progress();
+    }
+    req = OBJ_NEW(mca_coll_loom_request_t);
+    if (req == NULL) {
+        return NULL;
+    }
+    __atomic_add_fetch(&module->inflight, 1, __ATOMIC_RELAXED);
+    OMPI_REQUEST_INIT(&req->super, false);
+    req->super.req_state = OMPI_REQUEST_ACTIVE;
+    req->super.req_mpi_object.comm = module->comm;
+    req->super.req_status.MPI_ERROR = MPI_SUCCESS;
+    req->super.req_status._cancelled = 0;
+    req->super.req_status._ucount = 0;
+    /* The application may free its op, datatype or communicator handle
+     * while the collective runs (MPI allows it); keep the objects alive. */
+    OBJ_RETAIN(module);
+    req->module = module;
+    if (op != NULL && !ompi_op_is_intrinsic(op)) {
+        OBJ_RETAIN(op);
+        req->retained_op = op;
+    }
+    if (dtype != NULL && !ompi_datatype_is_predefined(dtype)) {
+        OBJ_RETAIN(dtype);
+        req->retained_type = dtype;
+    }
+    return req;
+}
+
+static void loom_request_finish(mca_coll_loom_request_t *req, loom_status_t status)
+{
+    mca_coll_loom_account(&req->op, status);
+    loom_request_release_refs(req);
+    req->super.req_status.MPI_ERROR = mca_coll_loom_status_to_ompi(status);
+    ompi_request_complete(&req->super, true);
+}
+
+int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_sched_t *sched,
+                                ompi_request_t **request_p)
+{
+    loom_status_t status;
+
+    req->sched = sched;
+    req->op.watch_ndone = -1;
+    *request_p = &req->super;
+    /* Post the first steps now: the peers can start matching at once. */
+    status = loom_sched_progress(sched);
+    if (status != LOOM_INPROGRESS) {
+        loom_request_finish(req, status);
+        return OMPI_SUCCESS;
+    }
+    req->status = LOOM_INPROGRESS;  /* only the walk changes it from now on */
+    pthread_mutex_lock(&loom_active_lock);
+    req->next = loom_active_head;
+    loom_active_head = req;
+    pthread_mutex_unlock(&loom_active_lock);
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_loom_progress_requests(void)
+{
+    mca_coll_loom_request_t *req, *first, **link, *done = NULL;
+    uint64_t now = 0;
+    int events = 0;
+
+    if (__atomic_load_n(&loom_active_head, __ATOMIC_RELAXED) == NULL ||
+        __atomic_exchange_n(&loom_walking, 1, __ATOMIC_ACQUIRE)) {
+        return 0;
+    }
+    pthread_mutex_lock(&loom_active_lock);
+    first = loom_active_head;
+    pthread_mutex_unlock(&loom_active_lock);
+    /* Starts push in front of first; only this walk unlinks, so the chain
+     * from first on is stable while we walk it. */
+    for (req = first; req != NULL; req = req->next) {
+        req->status = loom_sched_progress(req->sched);
+        if (req->status == LOOM_INPROGRESS) {
+            if (now == 0) {
+                now = mca_coll_loom_now_ns();
+            }
+            mca_coll_loom_watch(&req->op, req->sched, now);
+        }
+    }
+    pthread_mutex_lock(&loom_active_lock);
+    for (link = &loom_active_head; *link != NULL;) {
+        req = *link;
+        if (req->status != LOOM_INPROGRESS) {
+            *link = req->next;
+            req->next = done;
+            done = req;
+        } else {
+            link = &req->next;
+        }
+    }
+    pthread_mutex_unlock(&loom_active_lock);
+    __atomic_store_n(&loom_walking, 0, __ATOMIC_RELEASE);
+    while (done != NULL) {
+        req = done;
+        done = req->next;
+        req->next = NULL;
+        loom_request_finish(req, req->status);
+        ++events;
+    }
+    return events;
+}

@@ -1,0 +1,119 @@
+/*
+ * The hang report: with coll_loom_hang_timeout at 1 s, rank 0 enters an
+ * allreduce (blocking, then nonblocking) while every other rank sleeps
+ * 2.5 s first.  Rank 0 must print, while it waits, a warning naming the
+ * collective, the communicator, the sequence number and the peer it waits
+ * for; and the collective must still complete with the right values.
+ * Rank 0's stderr is captured in a file for the check, so the expected
+ * warning does not reach run.sh (which fails a test on Loom warnings).
+ */
+#include "loom_test.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define COUNT 8
+
+static int saved_stderr = -1;
+static char capture_path[] = "/tmp/loom-hang-XXXXXX";
+
+static void capture_start(void)
+{
+    int fd = mkstemp(capture_path);
+
+    CHECK(fd >= 0, "cannot create %s", capture_path);
+    fflush(stderr);
+    saved_stderr = dup(2);
+    dup2(fd, 2);
+    close(fd);
+}
+
+/* Restore stderr; return what was written meanwhile (malloc'd). */
+static char *capture_end(void)
+{
+    char *text = calloc(1, 65536);
+    FILE *f;
+
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    f = fopen(capture_path, "r");
+    if (f != NULL) {
+        if (fread(text, 1, 65535, f) == 0) {
+            text[0] = '\0';
+        }
+        fclose(f);
+    }
+    unlink(capture_path);
+    strcpy(capture_path + strlen(capture_path) - 6, "XXXXXX");
+    return text;
+}
+
+static void expect_report(const char *text, const char *coll, const char *what)
+{
+    char want[64];
+
+    snprintf(want, sizeof(want), "warn coll: %s (", coll);
+    CHECK(strstr(text, want) != NULL, "%s: no '%s' line in:\n%s", what, want, text);
+    CHECK(strstr(text, "has made no progress") != NULL, "%s: no hang report in:\n%s", what,
+          text);
+    CHECK(strstr(text, "communicator MPI_COMM_WORLD") != NULL, "%s: communicator not named",
+          what);
+    CHECK(strstr(text, "seq ") != NULL, "%s: sequence number not named", what);
+    CHECK(strstr(text, "rank 1") != NULL, "%s: the late peer (rank 1) not named in:\n%s",
+          what, text);
+}
+
+static void run_one(int nonblocking, int rank, int size)
+{
+    double in[COUNT], out[COUNT];
+    MPI_Request req;
+    char *text = NULL;
+    int i, done = 0, bad = 0;
+
+    for (i = 0; i < COUNT; ++i) {
+        in[i] = rank + i;
+    }
+    if (rank == 0) {
+        capture_start();
+    } else {
+        usleep(2500000);
+    }
+    if (nonblocking) {
+        MPI_Iallreduce(in, out, COUNT, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+        while (!done) {
+            MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        }
+    } else {
+        MPI_Allreduce(in, out, COUNT, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    if (rank == 0) {
+        text = capture_end();
+        expect_report(text, "allreduce", nonblocking ? "iallreduce" : "allreduce");
+        free(text);
+    }
+    for (i = 0; i < COUNT; ++i) {
+        bad += out[i] != (double)size * (size - 1) / 2 + (double)size * i;
+    }
+    CHECK(bad == 0, "%d wrong sums after the wait", bad);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+
+    /* Read by Open MPI at MPI_Init, before Loom registers its parameters. */
+    setenv("OMPI_MCA_coll_loom_hang_timeout", "1", 1);
+    loom_test_init(&argc, &argv, MPI_THREAD_SINGLE);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2 || !loom_test_expect_loom()) {
+        return loom_test_skip("mpi_hang_report", "needs Loom on 2 ranks or more");
+    }
+    run_one(0, rank, size);
+    run_one(1, rank, size);
+    return loom_test_finish("mpi_hang_report");
+}
