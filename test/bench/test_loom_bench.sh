@@ -91,7 +91,20 @@ awk -F, 'NR > 1 && ($16 != "ok" || $3 != "bxor" || $2 != "int32") { bad = 1 } EN
 awk -F, 'NR > 1 && $7 == "loom" && $15 == 0 { bad = 1 } END { exit bad }' "$csv" ||
     fail "--switch comm: a loom row did not run on Loom"
 
-# ------------------------------------------------------ 3: bad arguments
+# ------------------------------------------- 3: the nonblocking form
+csv=$tmp/iallreduce.csv
+if ! run 2 "$tmp/iallreduce.out" -c iallreduce -d double -o max -b 64 -e 64K -f 32 -n 2 \
+        -w 1 --check --csv "$csv"; then
+    cat "$tmp/iallreduce.out" >&2
+    fail "loom-bench -c iallreduce exited non-zero"
+fi
+cat "$tmp/iallreduce.out"
+[ "$(awk -F, 'NR > 1 && $1 == "iallreduce" && $16 == "ok"' "$csv" | wc -l)" -eq 9 ] ||
+    fail "iallreduce: 3 sizes x 3 contenders checked ok expected"
+awk -F, 'NR > 1 && $7 == "loom" && $15 == 0 { bad = 1 } END { exit bad }' "$csv" ||
+    fail "iallreduce: a loom row did not run on Loom"
+
+# ------------------------------------------------------ 4: bad arguments
 # bad_args EXPECTED ARGS...: loom-bench fails with a message naming the
 # argument and what is accepted.
 bad_args() {
@@ -111,4 +124,5 @@ bad_args "-o bxor does not apply to -d float; accepted for float: sum" -o bxor
 bad_args "-b '12X': expected a byte count with an optional suffix K, M or G" -b 12X
 bad_args "-e 8 is below -b 1024" -b 1K -e 8
 bad_args "unknown option '--bogus'" --bogus
+bad_args "-c 'alltoall': unknown collective; accepted: allreduce, iallreduce" -c alltoall
 echo "PASS"

@@ -5,6 +5,7 @@
 
 static const loom_bench_coll_t *const loom_bench_colls[] = {
     &loom_bench_coll_allreduce,
+    &loom_bench_coll_iallreduce,
 };
 
 const loom_bench_coll_t *loom_bench_coll_find(const char *name)
@@ -21,5 +22,5 @@ const loom_bench_coll_t *loom_bench_coll_find(const char *name)
 
 const char *loom_bench_coll_names(void)
 {
-    return "allreduce";
+    return "allreduce, iallreduce";
 }

@@ -36,6 +36,12 @@ typedef struct loom_bench_coll {
 } loom_bench_coll_t;
 
 extern const loom_bench_coll_t loom_bench_coll_allreduce;
+extern const loom_bench_coll_t loom_bench_coll_iallreduce;
+
+/* Shared by allreduce and its nonblocking form (coll_allreduce.c). */
+double loom_bench_allreduce_bus_factor(int nranks);
+void loom_bench_allreduce_check_values(const loom_bench_op_t *op, int rank, int nranks,
+                                       int64_t *in_values, int64_t *out_values);
 
 const loom_bench_coll_t *loom_bench_coll_find(const char *name);
 const char *loom_bench_coll_names(void);

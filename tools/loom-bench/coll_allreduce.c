@@ -6,13 +6,13 @@
 #include "check.h"
 #include "coll.h"
 
-static double loom_bench_allreduce_bus_factor(int nranks)
+double loom_bench_allreduce_bus_factor(int nranks)
 {
     return 2.0 * (nranks - 1) / nranks;
 }
 
-static void loom_bench_allreduce_check_values(const loom_bench_op_t *op, int rank, int nranks,
-                                              int64_t *in_values, int64_t *out_values)
+void loom_bench_allreduce_check_values(const loom_bench_op_t *op, int rank, int nranks,
+                                       int64_t *in_values, int64_t *out_values)
 {
     int j, r;
 
