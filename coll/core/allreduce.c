@@ -9,6 +9,7 @@ const char *const loom_allreduce_alg_names[] = {
     [LOOM_ALLREDUCE_RD] = "recursive_doubling",
     [LOOM_ALLREDUCE_RABENSEIFNER] = "rabenseifner",
     [LOOM_ALLREDUCE_DBTREE] = "double_binary_tree",
+    [LOOM_ALLREDUCE_REPRODUCIBLE] = "reproducible",
     [LOOM_ALLREDUCE_ALG_COUNT] = NULL,
 };
 
@@ -23,6 +24,9 @@ const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_CO
     [LOOM_ALLREDUCE_DBTREE] = { .name = "double_binary_tree",
                                 .plan = loom_allreduce_dbtree_plan,
                                 .noncommutative = 0, .segmented = 1 },
+    [LOOM_ALLREDUCE_REPRODUCIBLE] = { .name = "reproducible",
+                                      .plan = loom_allreduce_canonical_plan,
+                                      .noncommutative = 1, .segmented = 0 },
 };
 
 /* One line per (team, size class): the algorithm and why. */
@@ -35,7 +39,9 @@ static void loom_allreduce_explain(loom_team_t *team, const loom_coll_config_t *
     if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class(team, bytes)) {
         return;
     }
-    if (ch->forced && (int)ch->alg != cfg->allreduce_algorithm) {
+    if (ch->alg == LOOM_ALLREDUCE_REPRODUCIBLE) {
+        snprintf(why, sizeof(why), "reproducible: floating data with coll_loom_reproducible");
+    } else if (ch->forced && (int)ch->alg != cfg->allreduce_algorithm) {
         snprintf(why, sizeof(why), "allreduce_algorithm=%s cannot keep rank order "
                  "for a non-commutative op", loom_allreduce_alg_names[cfg->allreduce_algorithm]);
     } else if (ch->forced) {
@@ -78,6 +84,10 @@ loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *tea
         return LOOM_ERR_INVALID_PARAM;
     }
     loom_allreduce_select(cfg, team->size, bytes, args->op.commutative, &choice);
+    if (args->reproducible) {
+        choice = (loom_allreduce_choice_t){ .alg = LOOM_ALLREDUCE_REPRODUCIBLE, .forced = 1,
+                                            .next_alg = LOOM_ALLREDUCE_AUTO };
+    }
     a.seg_bytes = choice.seg_bytes;
     a.depth = choice.depth;
     loom_allreduce_explain(team, cfg, bytes, args->op.commutative, &choice);

@@ -38,6 +38,7 @@ typedef struct loom_coll_args {
     size_t              elem_size;  /* bytes per element */
     loom_reduce_op_t    op;
     int                 in_place;   /* the input is already in recvbuf */
+    int                 reproducible; /* combine in the canonical order (floating data) */
     int                 root;       /* bcast, reduce: team rank of the root */
     const size_t        *counts;    /* allgatherv, reduce_scatter: per rank; NULL: count each */
     const size_t        *displs;    /* allgatherv: element offset per rank; NULL: packed */

@@ -45,6 +45,15 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, allreduce_handoff),
     },
     {
+        .name = "reproducible", .type = LOOM_CONFIG_BOOL, .default_value = "0",
+        .help = "Make every reduction of floating (and any non-integer) data bitwise "
+                "identical from run to run and on every rank, for a given rank "
+                "count: each element is combined in one canonical order, a binary "
+                "tree over rank ids, whatever arrives first (allreduce algorithm "
+                "reproducible; costs about what the ring costs)",
+        .offset = offsetof(loom_coll_config_t, reproducible),
+    },
+    {
         .name = "hang_timeout", .type = LOOM_CONFIG_INT, .default_value = "60",
         .min = 0, .max = 86400,
         .help = "Seconds a collective may go without completing a step before "

@@ -14,6 +14,7 @@ typedef struct loom_coll_config {
     size_t  allreduce_segment;      /* bytes; 0 = chosen by the cost model */
     int     allreduce_depth;        /* segments in flight; 0 = chosen */
     size_t  allreduce_handoff;      /* bytes; below it one node hands off */
+    int     reproducible;           /* bool: canonical combination order */
     int     hang_timeout;           /* seconds without progress before a report; 0 = never */
     /* The cost model: time = alpha per message + bytes / bandwidth per
      * byte moved + bytes / reduce rate per byte reduced. */

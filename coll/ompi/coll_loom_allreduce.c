@@ -43,6 +43,13 @@ static ompi_datatype_t *loom_element_type(ompi_datatype_t *dtype, size_t count,
     return dtype;
 }
 
+/* Integer data sums alike in any order; everything else may not. */
+static int loom_is_integer(const ompi_datatype_t *dtype)
+{
+    return ompi_datatype_is_predefined(dtype) &&
+           (dtype->super.flags & OMPI_DATATYPE_FLAG_DATA_TYPE) == OMPI_DATATYPE_FLAG_DATA_INT;
+}
+
 /*
  * Decide whether Loom takes this call and, if so, plan it.  LOOM_OK: *sched_p
  * is planned and op describes it; LOOM_ERR_UNSUPPORTED: hand the call down
@@ -87,6 +94,7 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
     args = (loom_coll_args_t){
         .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize,
         .in_place = (sbuf == MPI_IN_PLACE),
+        .reproducible = c->config.reproducible && !loom_is_integer(reduce_ctx->dtype),
         .op = { .fn = mca_coll_loom_kernel(op, reduce_ctx->dtype),
                 .ctx = reduce_ctx, .commutative = ompi_op_is_commute(op) },
     };

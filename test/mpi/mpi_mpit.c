@@ -19,6 +19,7 @@ static const char *const pvar_names[] = {
     "coll_loom_allreduce_handoffs", "coll_loom_allreduce_disabled",
     "coll_loom_allreduce_alg_ring", "coll_loom_allreduce_alg_recursive_doubling",
     "coll_loom_allreduce_alg_rabenseifner", "coll_loom_allreduce_alg_double_binary_tree",
+    "coll_loom_allreduce_alg_reproducible",
 };
 #define NPVARS ((int)(sizeof(pvar_names) / sizeof(pvar_names[0])))
 #define FIRST_ALG 6
@@ -131,7 +132,7 @@ static void check_delta(const unsigned long long *before, const long long *expec
 
 int main(int argc, char **argv)
 {
-    unsigned long long before[NPVARS], after[NPVARS], algs = 0, grew[4], lo[4], hi[4];
+    unsigned long long before[NPVARS], after[NPVARS], algs = 0, grew[5], lo[5], hi[5];
     long long expect[NPVARS];
     MPI_Datatype vec;
     MPI_Op noop;
@@ -156,14 +157,14 @@ int main(int argc, char **argv)
     expect[BYTES] = 5LL * COUNT * (long long)sizeof(double);
     check_delta(before, expect, "Loom on");
     CHECK(after[TIME_NS] > before[TIME_NS], "time_ns did not grow");
-    for (i = 0; i < 4; ++i) {
+    for (i = 0; i < 5; ++i) {
         grew[i] = after[FIRST_ALG + i] - before[FIRST_ALG + i];
         algs += grew[i];
     }
     CHECK(algs == 5, "the algorithm counters grew by %llu for 5 calls", algs);
     /* Every rank must have run the same algorithms. */
-    MPI_Allreduce(grew, lo, 4, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(grew, hi, 4, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(grew, lo, 5, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(grew, hi, 5, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
     CHECK(memcmp(lo, hi, sizeof(lo)) == 0, "ranks ran different algorithms");
 
     /* A non-contiguous type goes down, counted as a fallback. */
