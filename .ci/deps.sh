@@ -3,7 +3,8 @@
 set -euo pipefail
 pkgs=(autoconf automake libtool pkg-config make gcc
       libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev libxxhash-dev check libsubunit-dev
-      libopenblas-dev zlib1g-dev dataset-fashion-mnist python3-mpi4py python3-numpy)
+      libopenblas-dev zlib1g-dev dataset-fashion-mnist python3-mpi4py python3-numpy
+      gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,0 +1,128 @@
+#!/bin/sh
+# loom-bench in make check: a short 2-rank sweep with every result checked,
+# the CSV's shape, proof that the loom column ran on Loom and the default
+# columns did not, the plot (or the message when gnuplot is missing), and
+# clear errors for bad arguments.  Times are never asserted: the machine
+# is shared.  Runs from the top build directory, as make check does.
+set -u
+
+top_build=${abs_top_builddir:-$PWD}
+bench=$top_build/loom-bench
+[ -x "$bench" ] || { echo "FAIL: $bench is not built" >&2; exit 1; }
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top_build/.libs"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/loom-bench-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# run NP OUT ARGS...: loom-bench on NP ranks with Loom selected and the
+# hand-off off (so that Loom runs every size), output in OUT; the exit
+# status is loom-bench's.
+run() {
+    np=$1 out=$2
+    shift 2
+    timeout -k 5 120 "${MPIRUN:-mpirun}" -np "$np" --oversubscribe --bind-to none \
+        --mca mpi_yield_when_idle 1 --mca coll_loom_priority 100 \
+        --mca coll_loom_allreduce_handoff 0 "$bench" "$@" >"$out" 2>&1
+}
+
+# -------------------------------------------- 1: the sweep, checked
+# 8 B to 256 KiB by 8: six sizes, three contenders each.
+csv=$tmp/sweep.csv
+if ! run 2 "$tmp/sweep.out" -b 8 -e 256K -f 8 -n 3 -w 1 --check --csv "$csv" \
+        --plot "$tmp/sweep.png"; then
+    cat "$tmp/sweep.out" >&2
+    fail "loom-bench -b 8 -e 256K -f 8 --check exited non-zero"
+fi
+cat "$tmp/sweep.out"
+header='collective,datatype,op,ranks,bytes,count,contender,median_us,min_us,max_us,algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements'
+[ "$(head -n 1 "$csv")" = "$header" ] || fail "unexpected CSV header: $(head -n 1 "$csv")"
+for c in loom default 'default(A/A)'; do
+    n=$(awk -F, -v c="$c" 'NR > 1 && $7 == c' "$csv" | wc -l)
+    [ "$n" -eq 6 ] || fail "$n CSV rows for contender $c, expected one per size (6)"
+done
+sizes=$(awk -F, 'NR > 1 && $7 == "loom" { printf "%s ", $5 }' "$csv")
+[ "$sizes" = "8 64 512 4096 32768 262144 " ] || fail "sizes in the CSV: $sizes"
+awk -F, 'NR > 1 && ($16 != "ok" || $17 != 0) { bad = 1 } END { exit bad }' "$csv" ||
+    fail "a result check failed (check column of the CSV)"
+grep -q '^# check: every result was right' "$tmp/sweep.out" || fail "no check summary"
+# Loom ran every loom-column call (its calls counter grew; the algorithm
+# column names what it did), and none of the default columns'.
+awk -F, 'NR > 1 && $7 == "loom" && ($15 == 0 || $14 == "-") { bad = 1 } END { exit bad }' \
+    "$csv" || fail "a loom row did not run on Loom (loom_calls 0 or algorithm -)"
+awk -F, 'NR > 1 && $7 != "loom" && $15 != 0 { bad = 1 } END { exit bad }' "$csv" ||
+    fail "a default row ran on Loom"
+# Loom names the algorithm it ran; in cvar mode the default's calls were
+# handed down because coll_loom_enable was 0.
+algs='^(ring|recursive_doubling|rabenseifner|double_binary_tree)(\+[a-z_]+)*$'
+awk -F, -v re="$algs" 'NR > 1 && $7 == "loom" && $14 !~ re { bad = 1 } END { exit bad }' \
+    "$csv" || fail "a loom row without an algorithm Loom names"
+if grep -q '^# default: .*coll_loom_enable switched' "$tmp/sweep.out"; then
+    awk -F, 'NR > 1 && $7 != "loom" && $14 != "disabled" { bad = 1 } END { exit bad }' \
+        "$csv" || fail "cvar mode: a default row not handed down as disabled"
+else
+    echo "note: Loom has no coll_loom_enable here; the default came from a communicator"
+fi
+awk -F, 'NR > 1 && !($12 > 0 && $8 > 0 && $9 <= $8 && $8 <= $10) { bad = 1 } END { exit bad }' \
+    "$csv" || fail "a row with a non-positive busbw or time, or min > median > max"
+grep -q '^# A/A (the default against itself) over 6 sizes: median' "$tmp/sweep.out" ||
+    fail "no A/A summary"
+if command -v "${LOOM_BENCH_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
+    [ "$(head -c 4 "$tmp/sweep.png" | tail -c 3)" = PNG ] || fail "no PNG from gnuplot"
+fi
+
+# ------------------- 2: the communicator switch, fresh buffers, no gnuplot
+csv=$tmp/comm.csv
+if ! LOOM_BENCH_GNUPLOT=/nonexistent/gnuplot run 2 "$tmp/comm.out" --switch comm \
+        -d int32 -o bxor -b 4 -e 64K -f 16 -n 2 -w 1 -B 3 --fresh=1M --check \
+        --plot "$tmp/comm.png"; then
+    cat "$tmp/comm.out" >&2
+    fail "loom-bench --switch comm -d int32 -o bxor --fresh exited non-zero"
+fi
+cat "$tmp/comm.out"
+grep -q 'ompi_comm_coll_preference' "$tmp/comm.out" || fail "--switch comm not reported"
+grep -q 'gnuplot not found' "$tmp/comm.out" || fail "missing gnuplot not reported"
+[ -f "$tmp/comm.csv" ] || fail "no CSV beside the plot that could not be drawn"
+[ "$(awk -F, 'NR > 1' "$csv" | wc -l)" -eq 12 ] || fail "4 sizes x 3 contenders expected"
+awk -F, 'NR > 1 && ($16 != "ok" || $3 != "bxor" || $2 != "int32") { bad = 1 } END { exit bad }' \
+    "$csv" || fail "int32 bxor: a check failed"
+awk -F, 'NR > 1 && $7 == "loom" && $15 == 0 { bad = 1 } END { exit bad }' "$csv" ||
+    fail "--switch comm: a loom row did not run on Loom"
+
+# ------------------------------------------- 3: the nonblocking form
+csv=$tmp/iallreduce.csv
+if ! run 2 "$tmp/iallreduce.out" -c iallreduce -d double -o max -b 64 -e 64K -f 32 -n 2 \
+        -w 1 --check --csv "$csv"; then
+    cat "$tmp/iallreduce.out" >&2
+    fail "loom-bench -c iallreduce exited non-zero"
+fi
+cat "$tmp/iallreduce.out"
+[ "$(awk -F, 'NR > 1 && $1 == "iallreduce" && $16 == "ok"' "$csv" | wc -l)" -eq 9 ] ||
+    fail "iallreduce: 3 sizes x 3 contenders checked ok expected"
+awk -F, 'NR > 1 && $7 == "loom" && $15 == 0 { bad = 1 } END { exit bad }' "$csv" ||
+    fail "iallreduce: a loom row did not run on Loom"
+
+# ------------------------------------------------------ 4: bad arguments
+# bad_args EXPECTED ARGS...: loom-bench fails with a message naming the
+# argument and what is accepted.
+bad_args() {
+    want=$1
+    shift
+    if run 1 "$tmp/bad.out" "$@"; then
+        fail "loom-bench $* exited 0"
+    fi
+    grep -q -- "$want" "$tmp/bad.out" || {
+        cat "$tmp/bad.out" >&2
+        fail "loom-bench $*: no message with '$want'"
+    }
+    echo "loom-bench $*: $(grep -- "$want" "$tmp/bad.out" | head -n 1)"
+}
+bad_args "-d 'quad': unknown datatype; accepted: int8, uint8" -d quad
+bad_args "-o bxor does not apply to -d float; accepted for float: sum" -o bxor
+bad_args "-b '12X': expected a byte count with an optional suffix K, M or G" -b 12X
+bad_args "-e 8 is below -b 1024" -b 1K -e 8
+bad_args "unknown option '--bogus'" --bogus
+bad_args "-c 'alltoall': unknown collective; accepted: allreduce, iallreduce" -c alltoall
+echo "PASS"

@@ -1,0 +1,26 @@
+/* The table of collectives loom-bench knows (coll.h). */
+#include "coll.h"
+
+#include <string.h>
+
+static const loom_bench_coll_t *const loom_bench_colls[] = {
+    &loom_bench_coll_allreduce,
+    &loom_bench_coll_iallreduce,
+};
+
+const loom_bench_coll_t *loom_bench_coll_find(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(loom_bench_colls) / sizeof(loom_bench_colls[0]); ++i) {
+        if (strcmp(loom_bench_colls[i]->name, name) == 0) {
+            return loom_bench_colls[i];
+        }
+    }
+    return NULL;
+}
+
+const char *loom_bench_coll_names(void)
+{
+    return "allreduce, iallreduce";
+}

@@ -1,0 +1,264 @@
+/* Timing the contenders size by size (sweep.h). */
+#include "sweep.h"
+
+#include "check.h"
+#include "stats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* What an output slot holds before a checked call: not a value any
+ * reduction of check.h's values can produce in a float, and unlikely in
+ * an integer type (check.c's seeds move the expected values anyway). */
+#define LOOM_BENCH_POISON 0xA5
+
+/* Calls per batch: about 1 MiB moved, or 1 ms at the microseconds a
+ * small call takes, bounded to [1, 200]. */
+static int loom_bench_batch(const loom_bench_options_t *opts, size_t bytes)
+{
+    size_t calls;
+
+    if (opts->batch > 0) {
+        return opts->batch;
+    }
+    calls = ((size_t)1 << 20) / (bytes + 4096);
+    return calls < 1 ? 1 : calls > 200 ? 200 : (int)calls;
+}
+
+int loom_bench_sweep_sizes(const loom_bench_options_t *opts, size_t **sizes_p, int *n_p)
+{
+    size_t bytes, rounded, *sizes = NULL, *grown;
+    size_t esz = opts->dtype->size;
+    int n = 0;
+
+    for (bytes = opts->min_bytes; bytes <= opts->max_bytes; bytes *= opts->step_factor) {
+        rounded = bytes / esz * esz;
+        if (rounded > 0 && (n == 0 || sizes[n - 1] != rounded)) {
+            grown = realloc(sizes, (size_t)(n + 1) * sizeof(*sizes));
+            if (grown == NULL) {
+                free(sizes);
+                return -1;
+            }
+            sizes = grown;
+            sizes[n++] = rounded;
+        }
+        if (bytes > opts->max_bytes / opts->step_factor) {
+            break;   /* the next step would overflow or pass the end */
+        }
+    }
+    *sizes_p = sizes;
+    *n_p = n;
+    return 0;
+}
+
+int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_compare_t *cmp,
+                            const loom_bench_mpit_t *mpit, size_t span, const size_t *sizes,
+                            int nsizes, loom_bench_sweep_t *sweep_p)
+{
+    loom_bench_layout_t l;
+    int64_t in_values[LOOM_BENCH_CHECK_PERIOD], out_values[LOOM_BENCH_CHECK_PERIOD];
+    size_t in_bytes = 0, out_bytes = 0, tile_bytes;
+    int i;
+
+    memset(sweep_p, 0, sizeof(*sweep_p));
+    sweep_p->opts = opts;
+    sweep_p->cmp = cmp;
+    sweep_p->mpit = mpit;
+    sweep_p->span = span;
+    MPI_Comm_rank(MPI_COMM_WORLD, &sweep_p->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &sweep_p->nranks);
+    for (i = 0; i < nsizes; ++i) {
+        l = loom_bench_layout(sizes[i], loom_bench_batch(opts, sizes[i]), opts->fresh, span,
+                              opts->check);
+        in_bytes = l.in_slots * l.stride > in_bytes ? l.in_slots * l.stride : in_bytes;
+        out_bytes = l.out_slots * l.stride > out_bytes ? l.out_slots * l.stride : out_bytes;
+    }
+    sweep_p->times = malloc((size_t)opts->iters * LOOM_BENCH_MAX_CONTENDERS * sizeof(double));
+    tile_bytes = 2 * LOOM_BENCH_CHECK_PERIOD * opts->dtype->size;
+    sweep_p->in_tile = malloc(tile_bytes);
+    sweep_p->out_tile = malloc(tile_bytes);
+    if (sweep_p->times == NULL || sweep_p->in_tile == NULL || sweep_p->out_tile == NULL ||
+        loom_bench_buffers_create(in_bytes, out_bytes, &sweep_p->bufs) != 0) {
+        loom_bench_sweep_destroy(sweep_p);
+        return -1;
+    }
+    opts->coll->check_values(opts->op, sweep_p->rank, sweep_p->nranks, in_values, out_values);
+    loom_bench_tile_fill(opts->dtype, in_values, sweep_p->in_tile);
+    loom_bench_tile_fill(opts->dtype, out_values, sweep_p->out_tile);
+    /* Unchecked runs reduce these values too: filled once, here. */
+    loom_bench_tile_copy(sweep_p->in_tile, opts->dtype->size, 0, sweep_p->bufs.in,
+                         sweep_p->bufs.in_bytes / opts->dtype->size);
+    return 0;
+}
+
+void loom_bench_sweep_destroy(loom_bench_sweep_t *sweep)
+{
+    loom_bench_buffers_destroy(&sweep->bufs);
+    free(sweep->out_tile);
+    free(sweep->in_tile);
+    free(sweep->times);
+    sweep->times = NULL;
+    sweep->in_tile = sweep->out_tile = NULL;
+}
+
+/* A barrier whose waiters sleep instead of spinning on cores that the
+ * ranks still working need. */
+static void loom_bench_sleepy_barrier(MPI_Comm comm)
+{
+    struct timespec nap = { 0, 20000 };
+    MPI_Request req;
+    int done = 0;
+
+    MPI_Ibarrier(comm, &req);
+    while (!done) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            nanosleep(&nap, NULL);
+        }
+    }
+}
+
+typedef struct loom_bench_batch_args {
+    int                  contender;
+    size_t               count;
+    int                  batch;
+    loom_bench_layout_t  layout;
+} loom_bench_batch_args_t;
+
+/* Fresh values for the inputs this batch reads, poison in the outputs it
+ * writes, so that neither an old result nor an untouched buffer passes. */
+static void loom_bench_batch_prepare(loom_bench_sweep_t *s, const loom_bench_batch_args_t *a)
+{
+    size_t i, esz = s->opts->dtype->size, n = (size_t)a->batch;
+
+    ++s->seed;
+    for (i = 0; i < n && i < a->layout.in_slots; ++i) {
+        loom_bench_tile_copy(s->in_tile, esz, s->seed,
+                             s->bufs.in + (s->cursor + i) % a->layout.in_slots * a->layout.stride,
+                             a->count);
+    }
+    for (i = 0; i < n; ++i) {
+        memset(s->bufs.out + (s->cursor + i) % a->layout.out_slots * a->layout.stride,
+               LOOM_BENCH_POISON, a->count * esz);
+    }
+}
+
+/* Wrong elements in this batch's outputs (all distinct in check mode). */
+static long long loom_bench_batch_verify(const loom_bench_sweep_t *s,
+                                         const loom_bench_batch_args_t *a)
+{
+    long long bad = 0;
+    size_t i;
+
+    for (i = 0; i < (size_t)a->batch; ++i) {
+        bad += (long long)loom_bench_tile_compare(
+            s->out_tile, s->opts->dtype->size, s->seed,
+            s->bufs.out + (s->cursor + i) % a->layout.out_slots * a->layout.stride, a->count);
+    }
+    return bad;
+}
+
+/* One batch: the slowest rank's seconds per call.  Loom's counter growth
+ * is added to *grown, wrong elements to *bad. */
+static double loom_bench_batch_run(loom_bench_sweep_t *s, const loom_bench_batch_args_t *a,
+                                   loom_bench_counters_t *grown, long long *bad)
+{
+    const loom_bench_contender_t *c = &s->cmp->contender[a->contender];
+    loom_bench_counters_t before, after;
+    loom_bench_call_t call = {
+        .count = (int)a->count, .dtype = loom_bench_dtype_mpi(s->opts->dtype),
+        .op = loom_bench_op_mpi(s->opts->op), .comm = c->comm,
+    };
+    double t0, dt, worst = 0.0;
+    int i, k;
+
+    if (s->opts->check) {
+        loom_bench_batch_prepare(s, a);
+    }
+    /* A rank that failed to switch would run another module than the
+     * others: stop rather than time (or hang in) a mismatch. */
+    if (loom_bench_compare_apply(s->cmp, s->mpit, a->contender) != MPI_SUCCESS) {
+        fprintf(stderr, "loom-bench: rank %d: writing " LOOM_BENCH_ENABLE_CVAR " failed\n",
+                s->rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    loom_bench_sleepy_barrier(s->cmp->sync);
+    MPI_Barrier(s->cmp->sync);
+    loom_bench_mpit_read(s->mpit, &before);
+    t0 = MPI_Wtime();
+    for (i = 0; i < a->batch; ++i) {
+        call.in = s->bufs.in + (s->cursor + (size_t)i) % a->layout.in_slots * a->layout.stride;
+        call.out = s->bufs.out + (s->cursor + (size_t)i) % a->layout.out_slots * a->layout.stride;
+        if (s->opts->coll->run(&call) != MPI_SUCCESS) {
+            fprintf(stderr, "loom-bench: rank %d: %s of %zu bytes failed\n", s->rank,
+                    s->opts->coll->name, a->count * s->opts->dtype->size);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    dt = (MPI_Wtime() - t0) / a->batch;
+    loom_bench_mpit_read(s->mpit, &after);
+    for (k = 0; k < LOOM_BENCH_PVAR_COUNT; ++k) {
+        grown->value[k] += after.value[k] - before.value[k];
+    }
+    if (s->opts->check) {
+        *bad += loom_bench_batch_verify(s, a);
+    }
+    s->cursor += (size_t)a->batch;
+    MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, s->cmp->sync);
+    return worst;
+}
+
+int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_t *results_p)
+{
+    const loom_bench_options_t *o = s->opts;
+    int nc = s->cmp->count, c, k, w;
+    loom_bench_batch_args_t a = {
+        .count = bytes / o->dtype->size, .batch = loom_bench_batch(o, bytes),
+    };
+    loom_bench_counters_t grown[LOOM_BENCH_MAX_CONTENDERS], zero;
+    long long bad[LOOM_BENCH_MAX_CONTENDERS] = { 0 }, bad_all[LOOM_BENCH_MAX_CONTENDERS];
+    double *t;
+
+    a.layout = loom_bench_layout(bytes, a.batch, o->fresh, s->span, o->check);
+    memset(grown, 0, sizeof(grown));
+    memset(&zero, 0, sizeof(zero));
+    /* Warm-up: endpoints, pools and the pages of every slot, per contender. */
+    for (c = 0; c < nc; ++c) {
+        for (k = 0; k < o->warmup; ++k) {
+            a.contender = c;
+            loom_bench_batch_run(s, &a, &grown[c], &bad[c]);
+        }
+    }
+    for (k = 0; k < o->iters; ++k) {
+        for (w = 0; w < nc; ++w) {
+            a.contender = c = (k + w) % nc;   /* rotate who goes first */
+            s->times[c * o->iters + k] = loom_bench_batch_run(s, &a, &grown[c], &bad[c]);
+        }
+    }
+    MPI_Allreduce(bad, bad_all, nc, MPI_LONG_LONG, MPI_SUM, s->cmp->sync);
+    for (c = 0; c < nc; ++c) {
+        loom_bench_result_t *r = &results_p[c];
+
+        t = &s->times[c * o->iters];
+        memset(r, 0, sizeof(*r));
+        r->bytes = bytes;
+        r->count = a.count;
+        r->contender = c;
+        r->min = loom_bench_min(t, (size_t)o->iters);
+        r->max = loom_bench_max(t, (size_t)o->iters);
+        r->median = loom_bench_median(t, (size_t)o->iters);
+        r->algbw = r->median > 0 ? (double)bytes / r->median / 1e9 : 0.0;
+        r->busbw = r->algbw * o->coll->bus_factor(s->nranks);
+        loom_bench_mpit_describe(s->mpit, &zero, &grown[c], r->algorithm, sizeof(r->algorithm));
+        r->loom_calls = grown[c].value[LOOM_BENCH_PVAR_CALLS];
+        r->check_failures = o->check ? bad_all[c] : -1;
+    }
+    for (c = 0; c < nc; ++c) {
+        results_p[c].ratio = nc > 1 && results_p[LOOM_BENCH_DEFAULT].median > 0
+                               ? results_p[c].median / results_p[LOOM_BENCH_DEFAULT].median
+                               : 0.0;
+    }
+    return 0;
+}
