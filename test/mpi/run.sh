@@ -43,6 +43,15 @@ case $program in
     *) set -- --mca coll_loom_allreduce_handoff 0 ;;
 esac
 
+# A sanitizer build (test/sanitize.am) sets the sanitizers' options; the
+# ranks get them with -x (mpirun does not forward other variables to
+# ranks on other hosts).
+for var in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
+    if eval "[ -n \"\${$var+set}\" ]"; then
+        set -- "$@" -x "$var"
+    fi
+done
+
 builddir=${abs_top_builddir:-$PWD}
 exe=$builddir/test/mpi/$program
 if [ ! -x "$exe" ]; then
