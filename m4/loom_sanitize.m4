@@ -13,7 +13,7 @@
 #                                  of printing a line nobody reads
 # The executables that load mca_coll_loom.so are linked with the same
 # flags, which puts the ASan runtime first in their library list, as ASan
-# requires; see test/sanitizers/README for how the tests run.
+# requires; test/sanitize.am says how the tests run.
 AC_DEFUN([LOOM_CHECK_SANITIZERS], [
     AC_ARG_ENABLE([sanitizers],
         [AS_HELP_STRING([--enable-sanitizers],
