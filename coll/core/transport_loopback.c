@@ -175,6 +175,33 @@ static void loom_lb_free_list(loom_lb_op_t *op)
     }
 }
 
+/* Complete every op in list with status and free it; returns the count. */
+static int loom_lb_cancel_list(loom_lb_op_t **list, loom_status_t status)
+{
+    loom_lb_op_t *op, *next;
+    int n = 0;
+
+    for (op = *list; op != NULL; op = next) {
+        next = op->next;
+        loom_completion_finish(op->comp, status, 0);
+        free(op);
+        ++n;
+    }
+    *list = NULL;
+    return n;
+}
+
+int loom_loopback_cancel_all(loom_loopback_t *lb)
+{
+    int i, n = 0;
+
+    for (i = 0; i < lb->nranks; ++i) {
+        n += loom_lb_cancel_list(&lb->ranks[i].sends, LOOM_ERR_TRANSPORT);
+        n += loom_lb_cancel_list(&lb->ranks[i].recvs, LOOM_ERR_TRANSPORT);
+    }
+    return n;
+}
+
 void loom_loopback_destroy(loom_loopback_t *lb)
 {
     int i;

@@ -27,4 +27,11 @@ size_t loom_loopback_bytes_received(const loom_loopback_t *lb, int rank);
 /* Messages posted and not yet matched, over all ranks. */
 int loom_loopback_pending(const loom_loopback_t *lb);
 
+/* Cancel every posted and unmatched operation, as a real transport's
+ * cancel would: each one completes with LOOM_ERR_TRANSPORT and the
+ * transport forgets it.  For a test that gives up on a run (a deadlock, an
+ * error), so that the schedules it destroys have nothing outstanding and
+ * are freed instead of leaked.  Returns how many operations it cancelled. */
+int loom_loopback_cancel_all(loom_loopback_t *lb);
+
 #endif

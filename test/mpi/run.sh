@@ -43,6 +43,19 @@ case $program in
     *) set -- --mca coll_loom_allreduce_handoff 0 ;;
 esac
 
+# A sanitizer build (test/sanitize.am) sets the sanitizers' options, and
+# in LOOM_MPITEST_ASAN_OPTIONS those for the ranks alone; the ranks get
+# them with -x (mpirun does not forward other variables to ranks on other
+# hosts).
+if [ -n "${ASAN_OPTIONS:-}" ] && [ -n "${LOOM_MPITEST_ASAN_OPTIONS:-}" ]; then
+    ASAN_OPTIONS=$ASAN_OPTIONS:$LOOM_MPITEST_ASAN_OPTIONS
+fi
+for var in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
+    if eval "[ -n \"\${$var+set}\" ]"; then
+        set -- "$@" -x "$var"
+    fi
+done
+
 builddir=${abs_top_builddir:-$PWD}
 exe=$builddir/test/mpi/$program
 if [ ! -x "$exe" ]; then

@@ -93,6 +93,12 @@ loom_status_t harness_run(harness_t *h, loom_plan_fn_t plan,
         }
     } while (remaining > 0);
 out:
+    /* A run given up on (deadlock, error) leaves operations posted; cancel
+     * them first, or loom_sched_destroy must leak the schedules rather
+     * than free memory the transport could still write to. */
+    if (status != LOOM_OK) {
+        loom_loopback_cancel_all(h->lb);
+    }
     for (r = 0; r < h->p; ++r) {
         loom_sched_destroy(scheds[r]);
     }
