@@ -14,6 +14,10 @@ typedef struct loom_coll_config {
     size_t  allreduce_segment;      /* bytes; 0 = chosen by the cost model */
     int     allreduce_depth;        /* segments in flight; 0 = chosen */
     size_t  allreduce_handoff;      /* bytes; below it one node hands off */
+    int     bcast_algorithm;        /* loom_bcast_alg_t */
+    size_t  bcast_segment;          /* bytes; 0 = chosen by the cost model */
+    int     reduce_algorithm;       /* loom_reduce_alg_t */
+    size_t  reduce_segment;         /* bytes; 0 = chosen by the cost model */
     /* The cost model: time = alpha per message + bytes / bandwidth per
      * byte moved + bytes / reduce rate per byte reduced. */
     int     cost_alpha_ns;
