@@ -9,8 +9,9 @@
  * algorithm, segment or depth in the settings overrides the model.
  */
 #include "allreduce.h"
-#include "common/log.h"
 #include "rules.h"
+#include "cost.h"
+#include "common/log.h"
 
 #include <math.h>
 
@@ -22,45 +23,21 @@
  * Rabenseifner measured 1.2 to 2.3). */
 static const size_t loom_select_segments[] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20 };
 
-typedef struct loom_cost {
-    double alpha;   /* s per message */
-    double beta;    /* s per byte moved */
-    double gamma;   /* s per byte reduced */
-} loom_cost_t;
-
-static int loom_log2_ceil(int p)
-{
-    int k = 0;
-
-    while ((1 << k) < p) {
-        ++k;
-    }
-    return k;
-}
-
-/* The extra cost of folding a non-power-of-two rank count. */
-static double loom_cost_fold(const loom_cost_t *c, int p, double n)
-{
-    int p2 = 1 << (loom_log2_ceil(p + 1) - 1);
-
-    return p == p2 ? 0 : 2 * (c->alpha + n * c->beta) + n * c->gamma;
-}
-
 static double loom_cost_rd(const loom_cost_t *c, int p, double n)
 {
-    int p2 = 1 << (loom_log2_ceil(p + 1) - 1);
+    int p2 = loom_pow2_floor(p);
 
     return loom_log2_ceil(p2) * (c->alpha + n * c->beta + n * c->gamma) +
-           loom_cost_fold(c, p, n);
+           loom_cost_fold(c, p, n, 1);
 }
 
 static double loom_cost_rabenseifner(const loom_cost_t *c, int p, double n)
 {
-    int p2 = 1 << (loom_log2_ceil(p + 1) - 1);
+    int p2 = loom_pow2_floor(p);
     double f = (double)(p2 - 1) / p2;
 
     return 2 * loom_log2_ceil(p2) * c->alpha + 2 * f * n * c->beta + f * n * c->gamma +
-           loom_cost_fold(c, p, n);
+           loom_cost_fold(c, p, n, 1);
 }
 
 /* Segmented ring: 2(p-1) + s - 1 pipeline stages of one segment each; a
@@ -85,25 +62,6 @@ static double loom_cost_dbtree(const loom_cost_t *c, int p, double n, double seg
     double half = n / 2, s = ceil(half / seg), depth = loom_log2_ceil(p);
 
     return (2 * depth + s - 1) * (c->alpha + seg * (2 * c->beta + c->gamma));
-}
-
-/* Keep the cheapest candidate in best and the cheapest other algorithm in
- * next, for the verbose explanation. */
-static void loom_select_consider(loom_allreduce_choice_t *best, loom_allreduce_alg_t alg,
-                                 size_t seg, double t)
-{
-    if (t < best->cost_s) {
-        if (alg != best->alg) {
-            best->next_alg = best->alg;
-            best->next_cost_s = best->cost_s;
-        }
-        best->alg = alg;
-        best->seg_bytes = seg;
-        best->cost_s = t;
-    } else if (alg != best->alg && t < best->next_cost_s) {
-        best->next_alg = alg;
-        best->next_cost_s = t;
-    }
 }
 
 /* A user rule beats the MCA settings: it is the more specific of the two.
@@ -132,38 +90,37 @@ static void loom_select_apply_rule(const loom_coll_config_t *cfg, int p, size_t 
 void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
                            int commutative, loom_allreduce_choice_t *choice_p)
 {
-    loom_cost_t c = {
-        .alpha = cfg->cost_alpha_ns * 1e-9,
-        .beta  = 1.0 / (cfg->cost_bandwidth_mbs * 1e6),
-        .gamma = 1.0 / (cfg->cost_reduce_mbs * 1e6),
-    };
+    loom_cost_t c = loom_cost_from_config(cfg);
     double n = (double)bytes;
-    loom_allreduce_choice_t best = {
-        .alg = LOOM_ALLREDUCE_RD, .cost_s = loom_cost_rd(&c, p, n),
-        .next_alg = LOOM_ALLREDUCE_AUTO, .next_cost_s = HUGE_VAL, .rule = -1,
-    };
+    loom_cost_pick_t pick = loom_cost_pick_first(LOOM_ALLREDUCE_RD, 0, loom_cost_rd(&c, p, n));
+    loom_allreduce_choice_t best = { .forced = 0, .rule = -1 };
     size_t i, seg;
 
     if (cfg->allreduce_algorithm != LOOM_ALLREDUCE_AUTO) {
-        best.alg = (loom_allreduce_alg_t)cfg->allreduce_algorithm;
+        pick.alg = cfg->allreduce_algorithm;
         best.forced = 1;
-        if (!commutative && !loom_allreduce_algorithms[best.alg].noncommutative) {
-            best.alg = LOOM_ALLREDUCE_RD;
+        if (!commutative && !loom_allreduce_algorithms[pick.alg].noncommutative) {
+            pick.alg = LOOM_ALLREDUCE_RD;
         }
     } else {
-        loom_select_consider(&best, LOOM_ALLREDUCE_RABENSEIFNER, 0,
-                             loom_cost_rabenseifner(&c, p, n));
+        loom_cost_pick_consider(&pick, LOOM_ALLREDUCE_RABENSEIFNER, 0,
+                                loom_cost_rabenseifner(&c, p, n));
         for (i = 0; commutative && i < sizeof(loom_select_segments) /
                                              sizeof(loom_select_segments[0]); ++i) {
             seg = loom_select_segments[i];
-            loom_select_consider(&best, LOOM_ALLREDUCE_RING, seg,
-                                 loom_cost_ring(&c, p, n, (double)seg));
+            loom_cost_pick_consider(&pick, LOOM_ALLREDUCE_RING, seg,
+                                    loom_cost_ring(&c, p, n, (double)seg));
             if (p > 2) {
-                loom_select_consider(&best, LOOM_ALLREDUCE_DBTREE, seg,
-                                     loom_cost_dbtree(&c, p, n, (double)seg));
+                loom_cost_pick_consider(&pick, LOOM_ALLREDUCE_DBTREE, seg,
+                                        loom_cost_dbtree(&c, p, n, (double)seg));
             }
         }
     }
+    best.alg = (loom_allreduce_alg_t)pick.alg;
+    best.seg_bytes = pick.seg_bytes;
+    best.cost_s = pick.cost_s;
+    best.next_alg = (loom_allreduce_alg_t)pick.next_alg;
+    best.next_cost_s = pick.next_cost_s;
     loom_select_apply_rule(cfg, p, bytes, commutative, &best);
     if (best.seg_bytes == 0 && loom_allreduce_algorithms[best.alg].segmented) {
         best.seg_bytes = loom_select_segments[1];

@@ -2,6 +2,8 @@
 #include "allgather.h"
 #include "allreduce.h"
 #include "reduce_scatter.h"
+#include "bcast.h"
+#include "reduce.h"
 #include "common/log.h"
 
 #include <stddef.h>
@@ -98,6 +100,41 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "collective, algorithm, pending steps and their peers), and again "
                 "after each further period; 0 never reports",
         .offset = offsetof(loom_coll_config_t, hang_timeout),
+    },
+    {
+        .name = "bcast_algorithm", .type = LOOM_CONFIG_ENUM,
+        .default_value = "auto", .enum_names = loom_bcast_alg_names,
+        .help = "Bcast algorithm: auto lets the cost model choose by size and "
+                "rank count; binomial (fewest rounds, small messages), chain "
+                "(pipelined chain, medium and large messages on few ranks) or "
+                "scatter_allgather (binomial scatter then ring allgather, large "
+                "messages) forces that algorithm",
+        .offset = offsetof(loom_coll_config_t, bcast_algorithm),
+    },
+    {
+        .name = "bcast_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",
+        .min = 0, .max = 1L << 30,
+        .help = "Pipeline segment size in bytes for the chain bcast; 0 lets "
+                "the cost model choose",
+        .offset = offsetof(loom_coll_config_t, bcast_segment),
+    },
+    {
+        .name = "reduce_algorithm", .type = LOOM_CONFIG_ENUM,
+        .default_value = "auto", .enum_names = loom_reduce_alg_names,
+        .help = "Reduce algorithm: auto lets the cost model choose by size and "
+                "rank count; binomial (fewest rounds, small messages) or "
+                "reduce_scatter_gather (recursive halving then binomial gather, "
+                "large messages) forces that algorithm.  Both reduce "
+                "non-commutative ops in rank order",
+        .offset = offsetof(loom_coll_config_t, reduce_algorithm),
+    },
+    {
+        .name = "reduce_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",
+        .min = 0, .max = 1L << 30,
+        .help = "Pipeline segment size in bytes for segmented reduce "
+                "algorithms; 0 lets the cost model choose (the current "
+                "algorithms are not segmented and ignore it)",
+        .offset = offsetof(loom_coll_config_t, reduce_segment),
     },
     {
         .name = "cost_alpha_ns", .type = LOOM_CONFIG_INT, .default_value = "3000",

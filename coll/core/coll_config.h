@@ -14,6 +14,10 @@ typedef struct loom_coll_config {
     size_t  allreduce_segment;      /* bytes; 0 = chosen by the cost model */
     int     allreduce_depth;        /* segments in flight; 0 = chosen */
     size_t  allreduce_handoff;      /* bytes; below it one node hands off */
+    int     bcast_algorithm;        /* loom_bcast_alg_t */
+    size_t  bcast_segment;          /* bytes; 0 = chosen by the cost model */
+    int     reduce_algorithm;       /* loom_reduce_alg_t */
+    size_t  reduce_segment;         /* bytes; 0 = chosen by the cost model */
     int     allgather_algorithm;    /* loom_allgather_alg_t */
     size_t  allgather_segment;      /* bytes; 0 = chosen by the cost model */
     int     reduce_scatter_algorithm; /* loom_reduce_scatter_alg_t */

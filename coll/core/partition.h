@@ -30,6 +30,50 @@ static inline int loom_mod(int a, int p)
     return m < 0 ? m + p : m;
 }
 
+/* Rooted collectives renumber ranks so that the root is 0: virtual rank
+ * (r - root) mod p, and back. */
+static inline int loom_vrank(int r, int root, int p)
+{
+    return loom_mod(r - root, p);
+}
+
+static inline int loom_vrank_real(int v, int root, int p)
+{
+    return loom_mod(v + root, p);
+}
+
+/* Binomial tree over virtual ranks 0..p-1 rooted at 0: the parent of v > 0
+ * is v without its lowest set bit; v's children are v + m for the powers
+ * of two m below v's lowest set bit (below p for v = 0), and child v + m
+ * heads the subtree [v + m, v + 2m) (clipped to p).  loom_binomial_top
+ * gives the largest such m (0: a leaf); walk m down by halving. */
+static inline int loom_binomial_parent(int v)
+{
+    return v & (v - 1);
+}
+
+static inline int loom_binomial_top(int v, int p)
+{
+    int m = 1;
+
+    if (v == 0) {
+        while (m * 2 < p) {
+            m *= 2;
+        }
+        return p > 1 ? m : 0;
+    }
+    return (v & -v) / 2;
+}
+
+/* The end (exclusive) of the subtree headed by v: v + its lowest set bit,
+ * or p for the root. */
+static inline int loom_binomial_end(int v, int p)
+{
+    int end = v == 0 ? p : v + (v & -v);
+
+    return end < p ? end : p;
+}
+
 /*
  * Folding a non-power-of-two rank count onto p2 = the largest power of two
  * <= p: the first 2*rem ranks (rem = p - p2) pair up as (even, odd); the

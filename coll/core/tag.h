@@ -11,6 +11,12 @@
  *  |   context id   |  source rank  |   seq    | alg  |     step      |
  *  +----------------+---------------+----------+------+---------------+
  *
+ * The alg field holds the collective's own algorithm id (loom_allreduce_alg_t,
+ * loom_bcast_alg_t, loom_reduce_alg_t, ...): ids of different collectives
+ * may share values, because the sequence number already tells consecutive
+ * collectives on a communicator apart, and ranks that disagree on which
+ * collective comes next are an application error MPI does not diagnose.
+ *
  * Steps get the most bits: a ring on p ranks with s segments per block
  * uses 2(p-1)s distinct steps, and two messages of one pair in flight
  * with the same tag would be matched in either order.  Plans keep their

@@ -1,5 +1,7 @@
 /*
- * The verifier's driver: teams, buffers and plans for every rank, the
+ * The verifier's driver, the same for every collective (what differs is a
+ * loom_verify_coll_t, verifier_colls.c): teams, buffers and plans for
+ * every rank, the
  * static checks of every step (types, peers, dependencies, which memory it
  * may touch), the simulation (verifier_sim.c), then the result checks.
  *
@@ -58,11 +60,17 @@ int vf_fail(vf_t *vf, loom_verify_verdict_t verdict, const char *fmt, ...)
     rep->verdict = verdict;
     /* Everything needed to rerun the case comes first. */
     n = snprintf(rep->message, sizeof(rep->message),
-                 "%s p=%d count=%zu %s %s seg_bytes=%zu depth=%d ranks_per_node=%d "
-                 "seed=%#llx: ", pa->name ? pa->name : "plan", pa->nranks, pa->count,
+                 "%s%s%s p=%d count=%zu %s %s seg_bytes=%zu depth=%d ranks_per_node=%d "
+                 "seed=%#llx", vf->coll == &loom_verify_allreduce ? "" : vf->coll->name,
+                 vf->coll == &loom_verify_allreduce ? "" : " ",
+                 pa->name ? pa->name : "plan", pa->nranks, pa->count,
                  pa->in_place ? "in-place" : "out-of-place",
                  pa->op == LOOM_VERIFY_OP_SUM ? "sum" : "matrix", pa->seg_bytes,
                  pa->depth, pa->ranks_per_node, (unsigned long long)pa->seed);
+    if (n >= 0 && (size_t)n < sizeof(rep->message)) {
+        n += snprintf(rep->message + n, sizeof(rep->message) - (size_t)n,
+                      vf->coll->rooted ? " root=%d: " : ": ", pa->root);
+    }
     if (n < 0 || (size_t)n >= sizeof(rep->message)) {
         return -1;
     }
@@ -128,9 +136,9 @@ static int vf_setup_rank(vf_t *vf, int r, const loom_team_params_t *tp, uint32_t
 {
     const loom_verify_params_t *pa = vf->params;
     vf_rank_t *rk = &vf->ranks[r];
+    loom_verify_layout_t *lay = &rk->lay;
     loom_team_params_t params = *tp;
-    size_t n = pa->count ? pa->count : 1, i;
-    unsigned char *in;
+    size_t i;
 
     params.rank = r;
     if (loom_team_create(&params, &rk->team) != LOOM_OK) {
@@ -139,34 +147,43 @@ static int vf_setup_rank(vf_t *vf, int r, const loom_team_params_t *tp, uint32_t
     /* Every rank's team agrees on the sequence number, as after any
      * number of earlier collectives. */
     rk->team->next_seq = seq;
-    rk->recvbuf = malloc(n * vf->esize);
-    if (rk->recvbuf == NULL) {
-        return -1;
+    vf->coll->layout(pa, r, lay);
+    if (lay->has_recv) {
+        rk->recvbuf = malloc((lay->recv_elems ? lay->recv_elems : 1) * vf->esize);
+        if (rk->recvbuf == NULL) {
+            return -1;
+        }
+        /* Whatever was in the output before must not leak into it. */
+        for (i = 0; i < lay->recv_elems; ++i) {
+            unsigned char *e = rk->recvbuf + i * vf->esize;
+
+            if (!vf->coll->initial(pa, r, 0, i, e)) {
+                uint64_t poison[2] = { vf_hash(pa->seed, r, i, 9),
+                                       vf_hash(pa->seed, r, i, 10) };
+
+                memcpy(e, poison, sizeof(poison));
+            }
+        }
     }
-    in = rk->recvbuf;
-    if (!pa->in_place) {
-        rk->sendbuf = malloc(n * vf->esize);
+    if (lay->has_send) {
+        rk->sendbuf = malloc((lay->send_elems ? lay->send_elems : 1) * vf->esize);
         if (rk->sendbuf == NULL) {
             return -1;
         }
-        in = rk->sendbuf;
-        /* Whatever was in the output before must not leak into it. */
-        for (i = 0; i < pa->count; ++i) {
-            uint64_t poison[2] = { vf_hash(pa->seed, r, i, 9), vf_hash(pa->seed, r, i, 10) };
-
-            memcpy(rk->recvbuf + i * vf->esize, poison, sizeof(poison));
+        for (i = 0; i < lay->send_elems; ++i) {
+            vf->coll->initial(pa, r, 1, i, rk->sendbuf + i * vf->esize);
         }
     }
-    for (i = 0; i < pa->count; ++i) {
-        loom_verify_input(pa->op, pa->seed, r, i, in + i * vf->esize);
-    }
     rk->args = (loom_coll_args_t){
-        .sendbuf = pa->in_place ? NULL : rk->sendbuf, .recvbuf = rk->recvbuf,
-        .count = pa->count, .elem_size = vf->esize, .in_place = pa->in_place,
+        .sendbuf = rk->sendbuf, .recvbuf = rk->recvbuf,
+        .count = pa->count, .elem_size = vf->esize, .in_place = lay->in_place,
         .op = { .fn = loom_verify_reduce_fn(pa->op),
                 .commutative = pa->op == LOOM_VERIFY_OP_SUM },
-        .seg_bytes = pa->seg_bytes, .depth = pa->depth,
+        .root = pa->root, .seg_bytes = pa->seg_bytes, .depth = pa->depth,
     };
+    if (vf->coll->args != NULL) {
+        vf->coll->args(pa, r, &rk->args);
+    }
     return 0;
 }
 
@@ -259,16 +276,19 @@ static int vf_plan(vf_t *vf)
 static int vf_layout(vf_t *vf)
 {
     const loom_verify_params_t *pa = vf->params;
-    size_t bytes = pa->count * vf->esize;
     int r, i;
 
     for (r = 0; r < vf->p; ++r) {
         vf_rank_t *rk = &vf->ranks[r];
         vf_region_t *rg = rk->regions;
 
-        rg[VF_REGION_RECV] = (vf_region_t){ "recvbuf", rk->recvbuf, bytes, 1, NULL };
-        if (!pa->in_place) {
-            rg[VF_REGION_SEND] = (vf_region_t){ "sendbuf", rk->sendbuf, bytes, 0, NULL };
+        if (rk->lay.has_recv) {
+            rg[VF_REGION_RECV] = (vf_region_t){ "recvbuf", rk->recvbuf,
+                                                rk->lay.recv_elems * vf->esize, 1, NULL };
+        }
+        if (rk->lay.has_send) {
+            rg[VF_REGION_SEND] = (vf_region_t){ "sendbuf", rk->sendbuf,
+                                                rk->lay.send_elems * vf->esize, 0, NULL };
         }
         if (rk->sched->scratch != NULL) {
             size_t usable = rk->sched->scratch_bytes;
@@ -286,11 +306,11 @@ static int vf_layout(vf_t *vf)
             if (rg[i].shadow == NULL) {
                 return -1;
             }
-            /* Data to start from: the input, wherever it is.  An
-             * out-of-place receive buffer and the scratch hold garbage
-             * until a step writes them. */
-            if (i == VF_REGION_SEND || (i == VF_REGION_RECV && pa->in_place)) {
-                for (e = 0; e < n; ++e) {
+            /* Data to start from: the input, wherever it is.  The rest
+             * of the receive buffer and the scratch hold garbage until a
+             * step writes them. */
+            for (e = 0; i != VF_REGION_SCRATCH && e < n; ++e) {
+                if (vf->coll->initial(pa, r, i == VF_REGION_SEND, e, NULL)) {
                     rg[i].shadow[e] = VF_SHADOW_INIT;
                 }
             }
@@ -451,17 +471,19 @@ static void vf_explain(vf_t *vf, int r, size_t i, const unsigned char *got,
     uint64_t first;
 
     for (q = 0; q < vf->p; ++q) {
-        agree += memcmp(vf->ranks[q].recvbuf + i * vf->esize, got, vf->esize) == 0;
+        agree += vf->ranks[q].lay.has_recv && i < vf->ranks[q].lay.recv_elems &&
+                 memcmp(vf->ranks[q].recvbuf + i * vf->esize, got, vf->esize) == 0;
     }
     loom_verify_input(vf->params->op, vf->params->seed, r, i, own);
     memcpy(&first, got, sizeof(first));
-    if (!vf->params->in_place && first == vf_hash(vf->params->seed, r, i, 9)) {
+    if (!vf->coll->initial(vf->params, r, 0, i, NULL) &&
+        first == vf_hash(vf->params->seed, r, i, 9)) {
         snprintf(buf, len, "never written (still what the buffer held); %d of %d "
                  "ranks hold this value", agree, vf->p);
     } else if (vf->p > 1 && memcmp(got, own, vf->esize) == 0) {
         snprintf(buf, len, "the rank's own input, nothing reduced into it; %d of %d "
                  "ranks hold this value", agree, vf->p);
-    } else if (vf->params->op == LOOM_VERIFY_OP_SUM &&
+    } else if (vf->params->op == LOOM_VERIFY_OP_SUM && vf->coll->folds_elementwise &&
                (who = vf_sum_explain(vf->params, i, got, want, &sign)) >= 0) {
         snprintf(buf, len, "rank %d's contribution %s; %d of %d ranks hold this value",
                  who, sign > 0 ? "counted twice" : "missing", agree, vf->p);
@@ -475,22 +497,27 @@ static int vf_check_results(vf_t *vf)
     const loom_verify_params_t *pa = vf->params;
     unsigned char want[LOOM_VERIFY_ELEM_SIZE], *got;
     char g[96], w[96], why[160];
+    const vf_rank_t *rk;
     size_t i;
     int r;
 
-    for (r = 0; r < vf->p && !pa->in_place; ++r) {
-        for (i = 0; i < pa->count; ++i) {
-            loom_verify_input(pa->op, pa->seed, r, i, want);
-            if (memcmp(vf->ranks[r].sendbuf + i * vf->esize, want, vf->esize) != 0) {
+    for (r = 0; r < vf->p; ++r) {
+        rk = &vf->ranks[r];
+        for (i = 0; rk->lay.has_send && i < rk->lay.send_elems; ++i) {
+            vf->coll->initial(pa, r, 1, i, want);
+            if (memcmp(rk->sendbuf + i * vf->esize, want, vf->esize) != 0) {
                 return vf_fail(vf, LOOM_VERIFY_SENDBUF_CHANGED,
                                "rank %d's send buffer element %zu changed", r, i);
             }
         }
     }
-    for (i = 0; i < pa->count; ++i) {
-        vf_expected(pa, i, want);
-        for (r = 0; r < vf->p; ++r) {
-            got = vf->ranks[r].recvbuf + i * vf->esize;
+    for (r = 0; r < vf->p; ++r) {
+        rk = &vf->ranks[r];
+        for (i = 0; rk->lay.has_recv && i < rk->lay.recv_elems; ++i) {
+            if (!vf->coll->expected(pa, r, i, want)) {
+                continue;
+            }
+            got = rk->recvbuf + i * vf->esize;
             if (memcmp(got, want, vf->esize) != 0) {
                 vf_format_elem(vf, got, g, sizeof(g));
                 vf_format_elem(vf, want, w, sizeof(w));
@@ -503,9 +530,10 @@ static int vf_check_results(vf_t *vf)
     }
     /* Implied by the check above while fingerprints are exact; kept so that
      * bitwise agreement stays checked on its own. */
-    for (r = 1; r < vf->p; ++r) {
-        if (pa->count > 0 && memcmp(vf->ranks[r].recvbuf, vf->ranks[0].recvbuf,
-                                    pa->count * vf->esize) != 0) {
+    for (r = 1; r < vf->p && vf->coll->replicated; ++r) {
+        rk = &vf->ranks[r];
+        if (rk->lay.recv_elems > 0 &&
+            memcmp(rk->recvbuf, vf->ranks[0].recvbuf, rk->lay.recv_elems * vf->esize) != 0) {
             return vf_fail(vf, LOOM_VERIFY_REPLICA_MISMATCH,
                            "rank %d's result differs bitwise from rank 0's", r);
         }
@@ -542,13 +570,15 @@ loom_status_t loom_verify_run(const loom_verify_params_t *params,
                               loom_verify_report_t *report_p)
 {
     vf_t vf = { .params = params, .report = report_p, .p = params->nranks,
-                .esize = LOOM_VERIFY_ELEM_SIZE };
+                .esize = LOOM_VERIFY_ELEM_SIZE,
+                .coll = params->coll ? params->coll : &loom_verify_allreduce };
     loom_status_t status = LOOM_OK;
 
     memset(report_p, 0, sizeof(*report_p));
     if (params->plan == NULL || params->nranks < 1 ||
         params->nranks > LOOM_TAG_MAX_RANKS || params->ranks_per_node < 0 ||
-        (params->op != LOOM_VERIFY_OP_SUM && params->op != LOOM_VERIFY_OP_MATRIX)) {
+        (params->op != LOOM_VERIFY_OP_SUM && params->op != LOOM_VERIFY_OP_MATRIX) ||
+        (vf.coll->rooted && (params->root < 0 || params->root >= params->nranks))) {
         return LOOM_ERR_INVALID_PARAM;
     }
     vf.ranks = calloc((size_t)vf.p, sizeof(*vf.ranks));

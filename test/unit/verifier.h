@@ -1,7 +1,9 @@
 /*
  * A schedule verifier that runs without MPI and without a transport.
  *
- * It plans one allreduce schedule per rank for p ranks in this process and
+ * It plans one collective's schedule per rank (which collective, and what
+ * each rank must end with, is a loom_verify_coll_t: allreduce, bcast and
+ * reduce are below; verifier_colls.c shows how to add one) for p ranks in this process and
  * executes the steps itself, in a random (seeded) order chosen among every
  * action possible at each moment: start a step whose dependencies are done,
  * or complete a matched send/receive pair.  Messages are rendezvous (a send
@@ -20,6 +22,8 @@
 #define LOOM_TEST_VERIFIER_H
 
 #include "coll/core/allreduce.h"
+#include "coll/core/bcast.h"
+#include "coll/core/reduce.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -69,9 +73,13 @@ typedef enum loom_verify_order {
     LOOM_VERIFY_ORDER_LATE_DELIVERY
 } loom_verify_order_t;
 
+typedef struct loom_verify_coll loom_verify_coll_t;
+
 typedef struct loom_verify_params {
     const char          *name;           /* names the algorithm in messages */
+    const loom_verify_coll_t *coll;      /* NULL: allreduce */
     loom_plan_fn_t      plan;
+    int                 root;            /* for rooted collectives */
     int                 nranks;
     size_t              count;           /* elements of LOOM_VERIFY_ELEM_SIZE bytes */
     int                 in_place;
@@ -83,6 +91,61 @@ typedef struct loom_verify_params {
     loom_verify_order_t order;
 } loom_verify_params_t;
 
+/* A rank's buffers for one call, in elements of LOOM_VERIFY_ELEM_SIZE. */
+typedef struct loom_verify_layout {
+    int     has_recv;       /* 0: recvbuf is NULL (reduce's non-roots) */
+    size_t  recv_elems;
+    int     has_send;       /* 0: sendbuf is NULL (in place, bcast) */
+    size_t  send_elems;
+    int     in_place;       /* what args.in_place says on this rank */
+} loom_verify_layout_t;
+
+/*
+ * What the verifier needs to know about a collective.  The generic part
+ * (verifier.c, verifier_sim.c) allocates each rank's buffers as layout
+ * says, fills them as initial says (elements without data are poisoned
+ * and marked unwritten, so reading them before a step writes them is
+ * reported), builds each rank's loom_coll_args_t (buffers, count, op,
+ * in_place, root, seg_bytes, depth from the params; args may adjust it,
+ * e.g. counts and displacements), plans, runs, and then compares every
+ * element expected names.  Elements are fingerprints: loom_verify_input
+ * (op, seed, rank, i) is rank's i-th input element, and
+ * loom_verify_fold(params, i, elem) the rank-order reduction of element
+ * i over all ranks.
+ *
+ * To add a collective: write the five functions in verifier_colls.c
+ * (each a few lines), declare the spec here, and sweep it in
+ * check_verifier.c.
+ */
+struct loom_verify_coll {
+    const char  *name;      /* "allreduce", "bcast", ... */
+    int         rooted;     /* params->root must be a rank */
+    void        (*layout)(const loom_verify_params_t *pa, int rank,
+                          loom_verify_layout_t *lay_p);
+    /* Element i of rank's send buffer (in_send) or receive buffer before
+     * the call: 1 and *elem (may be NULL: only asking) when it holds
+     * data, 0 when it holds garbage nobody may read. */
+    int         (*initial)(const loom_verify_params_t *pa, int rank, int in_send,
+                           size_t i, void *elem);
+    /* Element i of rank's receive buffer after the call: 1 and *elem when
+     * it is checked, 0 when its value does not matter. */
+    int         (*expected)(const loom_verify_params_t *pa, int rank, size_t i,
+                            void *elem);
+    /* Optional (NULL: none): adjust rank's arguments after the generic
+     * part filled them. */
+    void        (*args)(const loom_verify_params_t *pa, int rank, loom_coll_args_t *args);
+    /* Every rank's receive buffer ends bitwise identical. */
+    int         replicated;
+    /* The receive buffer's element i is loom_verify_fold of element i:
+     * a wrong sum is then explained by the rank whose contribution is
+     * missing or doubled. */
+    int         folds_elementwise;
+};
+
+extern const loom_verify_coll_t loom_verify_allreduce;
+extern const loom_verify_coll_t loom_verify_bcast;
+extern const loom_verify_coll_t loom_verify_reduce;
+
 typedef struct loom_verify_report {
     loom_verify_verdict_t verdict;
     char                message[1024];   /* empty on PASS */
@@ -90,7 +153,7 @@ typedef struct loom_verify_report {
     long long           nactions;        /* actions the simulation took */
 } loom_verify_report_t;
 
-/* Plans and simulates one allreduce.  Returns LOOM_OK when it reached a
+/* Plans and simulates one collective.  Returns LOOM_OK when it reached a
  * verdict (in *report_p, PASS or the first failure found), or the error
  * that kept it from verifying (out of memory, bad parameters). */
 loom_status_t loom_verify_run(const loom_verify_params_t *params,
@@ -104,5 +167,6 @@ const char *loom_verify_verdict_name(loom_verify_verdict_t verdict);
 void loom_verify_input(loom_verify_op_t op, uint64_t seed, int rank, size_t i,
                        void *elem);
 loom_reduce_fn_t loom_verify_reduce_fn(loom_verify_op_t op);
+void loom_verify_fold(const loom_verify_params_t *params, size_t i, void *elem);
 
 #endif

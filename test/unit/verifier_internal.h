@@ -47,6 +47,7 @@ typedef struct vf_rank {
     loom_coll_args_t    args;
     unsigned char       *recvbuf;
     unsigned char       *sendbuf;
+    loom_verify_layout_t lay;
     vf_region_t         regions[VF_REGION_COUNT];
     int64_t             base;    /* global number of step 0 */
     int                 ndone;
@@ -94,6 +95,7 @@ typedef struct vf_step {
 
 typedef struct vf {
     const loom_verify_params_t *params;
+    const loom_verify_coll_t *coll;     /* params->coll, or allreduce */
     loom_verify_report_t    *report;
     int                     p;
     size_t                  esize;
@@ -132,7 +134,6 @@ int vf_simulate(vf_t *vf);
 
 uint64_t vf_mix64(uint64_t x);
 uint64_t vf_hash(uint64_t seed, int rank, size_t i, unsigned lane);
-void vf_expected(const loom_verify_params_t *params, size_t i, void *elem);
 int vf_sum_explain(const loom_verify_params_t *params, size_t i, const void *got,
                    const void *want, int *sign_p);
 

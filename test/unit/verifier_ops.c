@@ -111,7 +111,7 @@ loom_reduce_fn_t loom_verify_reduce_fn(loom_verify_op_t op)
 
 /* The result every rank must hold: a fold in rank order, computed here
  * without any schedule. */
-void vf_expected(const loom_verify_params_t *params, size_t i, void *elem)
+void loom_verify_fold(const loom_verify_params_t *params, size_t i, void *elem)
 {
     loom_reduce_fn_t fn = loom_verify_reduce_fn(params->op);
     unsigned char acc[LOOM_VERIFY_ELEM_SIZE], next[LOOM_VERIFY_ELEM_SIZE];

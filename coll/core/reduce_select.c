@@ -1,0 +1,57 @@
+/*
+ * Choosing a reduce algorithm.
+ *
+ * The cost model (cost.h) prices each candidate with the formula in its
+ * file's header and takes the cheapest.  Inputs: the byte count, the rank
+ * count, whether the op commutes and the settings, equal on every rank,
+ * so every rank makes the same choice; the root is not an input, so a
+ * non-commutative op is always priced with the extra hop it may need.
+ * Every reduce algorithm keeps rank order, so a forced one is always
+ * taken as given.
+ */
+#include "reduce.h"
+#include "cost.h"
+
+static double loom_cost_reduce_binomial(const loom_cost_t *c, int p, double n,
+                                        int commutative)
+{
+    double hop = commutative || p == 1 ? 0 : c->alpha + n * c->beta;
+
+    return loom_log2_ceil(p) * (c->alpha + n * c->beta + n * c->gamma) + hop;
+}
+
+static double loom_cost_reduce_scatter_gather(const loom_cost_t *c, int p, double n,
+                                              int commutative)
+{
+    int p2 = loom_pow2_floor(p);
+    double f = (double)(p2 - 1) / p2;
+    double hop = commutative || p == 1 ? 0 : c->alpha + n * c->beta;
+
+    return 2 * loom_log2_ceil(p2) * c->alpha + f * n * (2 * c->beta + c->gamma) +
+           loom_cost_fold(c, p, n, 0) + hop;
+}
+
+void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
+                        int commutative, loom_reduce_choice_t *choice_p)
+{
+    loom_cost_t c = loom_cost_from_config(cfg);
+    double n = (double)bytes;
+    loom_cost_pick_t pick = loom_cost_pick_first(
+        LOOM_REDUCE_BINOMIAL, 0, loom_cost_reduce_binomial(&c, p, n, commutative));
+    loom_reduce_choice_t best = { .forced = 0 };
+
+    if (cfg->reduce_algorithm != LOOM_REDUCE_AUTO) {
+        pick.alg = cfg->reduce_algorithm;
+        best.forced = 1;
+    } else {
+        loom_cost_pick_consider(&pick, LOOM_REDUCE_SCATTER_GATHER, 0,
+                                loom_cost_reduce_scatter_gather(&c, p, n, commutative));
+    }
+    best.alg = (loom_reduce_alg_t)pick.alg;
+    best.cost_s = pick.cost_s;
+    best.next_alg = (loom_reduce_alg_t)pick.next_alg;
+    best.next_cost_s = pick.next_cost_s;
+    best.seg_bytes = loom_reduce_algorithms[best.alg].segmented ? cfg->reduce_segment : 0;
+    best.depth = 0;
+    *choice_p = best;
+}
