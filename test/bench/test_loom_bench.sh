@@ -1,5 +1,6 @@
 #!/bin/sh
 # loom-bench in make check: a short 2-rank sweep with every result checked,
+# short checked runs of allgather and reduce_scatter_block at 2 and 3 ranks,
 # the CSV's shape, proof that the loom column ran on Loom and the default
 # columns did not, the plot (or the message when gnuplot is missing), and
 # clear errors for bad arguments.  Times are never asserted: the machine
@@ -104,7 +105,44 @@ cat "$tmp/iallreduce.out"
 awk -F, 'NR > 1 && $7 == "loom" && $15 == 0 { bad = 1 } END { exit bad }' "$csv" ||
     fail "iallreduce: a loom row did not run on Loom"
 
-# ------------------------------------------------------ 4: bad arguments
+# ------------------- 4: allgather and reduce_scatter, 2 and 3 ranks
+# gathered COLL NP ALGS SIZES ARGS...: a checked run of COLL on NP ranks
+# exits 0 with the sizes SIZES (the size column: allgather's output,
+# reduce_scatter's input, rounded down to NP equal blocks), every row
+# checked ok, and Loom running every loom row with one of ALGS.
+gathered() {
+    coll=$1 np=$2 algs=$3 want=$4
+    shift 4
+    csv=$tmp/$coll-$np.csv
+    if ! run "$np" "$tmp/$coll-$np.out" -c "$coll" -n 2 -w 1 --check --csv "$csv" "$@"; then
+        cat "$tmp/$coll-$np.out" >&2
+        fail "loom-bench -c $coll on $np ranks exited non-zero"
+    fi
+    cat "$tmp/$coll-$np.out"
+    grep -q '^# check: every result was right' "$tmp/$coll-$np.out" ||
+        fail "$coll on $np ranks: no check summary"
+    sizes=$(awk -F, -v c="$coll" 'NR > 1 && $1 == c && $7 == "loom" { printf "%s ", $5 }' \
+        "$csv")
+    [ "$sizes" = "$want" ] || fail "$coll on $np ranks: sizes '$sizes', expected '$want'"
+    n=$(awk -F, 'NR > 1 && $16 == "ok" && $17 == 0' "$csv" | wc -l)
+    [ "$n" -eq $(( $(echo "$want" | wc -w) * 3 )) ] ||
+        fail "$coll on $np ranks: $n rows checked ok, expected 3 per size"
+    awk -F, -v re="^($algs)(\\+[a-z_]+)*\$" \
+        'NR > 1 && $7 == "loom" && ($15 == 0 || $14 !~ re) { bad = 1 } END { exit bad }' \
+        "$csv" || fail "$coll on $np ranks: a loom row not run by Loom with $algs"
+    awk -F, 'NR > 1 && $7 != "loom" && $15 != 0 { bad = 1 } END { exit bad }' "$csv" ||
+        fail "$coll on $np ranks: a default row ran on Loom"
+}
+gathered allgather 2 'bruck|ring' '8 256 8192 ' -b 8 -e 64K -f 32
+gathered reduce_scatter_block 2 'recursive_halving|ring' '16 512 16384 ' -d double -o max \
+    -b 16 -e 64K -f 32 --fresh=256K
+# 3 ranks: 8 B is two floats, no block per rank, skipped; 256 B rounds
+# to 3 blocks of 21 elements (252 B), 8 KiB to 3 of 682 (8184 B).
+gathered ireduce_scatter_block 3 'recursive_halving|ring' '252 8184 ' -d int32 -o bxor \
+    -b 8 -e 64K -f 32
+gathered iallgather 3 'bruck|ring' '252 8184 ' -b 8 -e 64K -f 32
+
+# ------------------------------------------------------ 5: bad arguments
 # bad_args EXPECTED ARGS...: loom-bench fails with a message naming the
 # argument and what is accepted.
 bad_args() {
@@ -124,5 +162,5 @@ bad_args "-o bxor does not apply to -d float; accepted for float: sum" -o bxor
 bad_args "-b '12X': expected a byte count with an optional suffix K, M or G" -b 12X
 bad_args "-e 8 is below -b 1024" -b 1K -e 8
 bad_args "unknown option '--bogus'" --bogus
-bad_args "-c 'alltoall': unknown collective; accepted: allreduce, iallreduce" -c alltoall
+bad_args "-c 'alltoall': unknown collective; accepted: allreduce, iallreduce, allgather, iallgather, reduce_scatter_block, ireduce_scatter_block" -c alltoall
 echo "PASS"

@@ -65,19 +65,29 @@ size_t loom_bench_llc_bytes(const char **source_p)
     return (size_t)32 << 20;
 }
 
-loom_bench_layout_t loom_bench_layout(size_t bytes, int batch, int fresh, size_t span,
-                                      int check)
+/* Slots of stride bytes that fill span, at least two, so that
+ * consecutive calls never share a buffer. */
+static size_t loom_bench_fresh_slots(size_t stride, size_t span)
+{
+    size_t slots = (span + stride - 1) / stride;
+
+    return slots < 2 ? 2 : slots;
+}
+
+static size_t loom_bench_line_up(size_t bytes)
+{
+    return (bytes + LOOM_BENCH_LINE - 1) / LOOM_BENCH_LINE * LOOM_BENCH_LINE;
+}
+
+loom_bench_layout_t loom_bench_layout(size_t in_bytes, size_t out_bytes, int batch, int fresh,
+                                      size_t span, int check)
 {
     loom_bench_layout_t l;
 
-    l.stride = (bytes + LOOM_BENCH_LINE - 1) / LOOM_BENCH_LINE * LOOM_BENCH_LINE;
-    l.in_slots = 1;
-    if (fresh) {
-        /* At least two, so that consecutive calls never share a buffer. */
-        l.in_slots = (span + l.stride - 1) / l.stride;
-        l.in_slots = l.in_slots < 2 ? 2 : l.in_slots;
-    }
-    l.out_slots = l.in_slots;
+    l.in_stride = loom_bench_line_up(in_bytes);
+    l.out_stride = loom_bench_line_up(out_bytes);
+    l.in_slots = fresh ? loom_bench_fresh_slots(l.in_stride, span) : 1;
+    l.out_slots = fresh ? loom_bench_fresh_slots(l.out_stride, span) : 1;
     if (check && (size_t)batch > l.out_slots) {
         l.out_slots = (size_t)batch;
     }

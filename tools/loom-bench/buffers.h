@@ -15,8 +15,11 @@
 
 #include <stddef.h>
 
+/* Input and output have their own strides: allgather's output is n times
+ * its input, reduce_scatter's input n times its output. */
 typedef struct loom_bench_layout {
-    size_t stride;      /* bytes between slots: the message, cache-line aligned */
+    size_t in_stride;   /* bytes between input slots: the input, cache-line aligned */
+    size_t out_stride;  /* the same for outputs */
     size_t in_slots;
     size_t out_slots;
 } loom_bench_layout_t;
@@ -32,9 +35,10 @@ typedef struct loom_bench_buffers {
  * else sysconf, else 32 MiB; *source_p says which. */
 size_t loom_bench_llc_bytes(const char **source_p);
 
-/* The slots for messages of bytes, batch calls per batch. */
-loom_bench_layout_t loom_bench_layout(size_t bytes, int batch, int fresh, size_t span,
-                                      int check);
+/* The slots for calls that read in_bytes and write out_bytes, batch calls
+ * per batch. */
+loom_bench_layout_t loom_bench_layout(size_t in_bytes, size_t out_bytes, int batch, int fresh,
+                                      size_t span, int check);
 
 /* Arenas of in_bytes and out_bytes, every page touched now so that no page
  * fault lands in a timed batch.  0 on success, -1 out of memory. */

@@ -38,6 +38,17 @@ int64_t loom_bench_check_value(const loom_bench_op_t *op, int rank, int j)
     return 0;
 }
 
+int64_t loom_bench_check_reduced(const loom_bench_op_t *op, int nranks, int j)
+{
+    int64_t acc = loom_bench_check_value(op, 0, j);
+    int r;
+
+    for (r = 1; r < nranks; ++r) {
+        acc = loom_bench_op_apply(op, acc, loom_bench_check_value(op, r, j));
+    }
+    return acc;
+}
+
 void loom_bench_tile_fill(const loom_bench_dtype_t *dtype, const int64_t *values, void *tile)
 {
     unsigned char *t = tile;

@@ -29,6 +29,10 @@
 /* The value rank contributes at position j (0 <= j < PERIOD) under op. */
 int64_t loom_bench_check_value(const loom_bench_op_t *op, int rank, int j);
 
+/* The values of ranks 0..nranks-1 at position j, reduced with op: what a
+ * reduction leaves where every rank put its value(r, j). */
+int64_t loom_bench_check_reduced(const loom_bench_op_t *op, int nranks, int j);
+
 /* Fill tile (2 * PERIOD elements of dtype) with values[k mod PERIOD]. */
 void loom_bench_tile_fill(const loom_bench_dtype_t *dtype, const int64_t *values, void *tile);
 

@@ -6,6 +6,10 @@
 static const loom_bench_coll_t *const loom_bench_colls[] = {
     &loom_bench_coll_allreduce,
     &loom_bench_coll_iallreduce,
+    &loom_bench_coll_allgather,
+    &loom_bench_coll_iallgather,
+    &loom_bench_coll_reduce_scatter_block,
+    &loom_bench_coll_ireduce_scatter_block,
 };
 
 const loom_bench_coll_t *loom_bench_coll_find(const char *name)
@@ -22,5 +26,6 @@ const loom_bench_coll_t *loom_bench_coll_find(const char *name)
 
 const char *loom_bench_coll_names(void)
 {
-    return "allreduce, iallreduce";
+    return "allreduce, iallreduce, allgather, iallgather, reduce_scatter_block, "
+           "ireduce_scatter_block";
 }

@@ -1,9 +1,14 @@
 /*
  * The collectives loom-bench measures: one small file per collective
- * (coll_allreduce.c, ...) fills in this table entry.  A collective that
- * lands in Loom joins the benchmark by adding its file and its entry in
- * coll.c; its output layout may need new fields here (allgather's output
- * is n times its input), added when it lands.
+ * (coll_allreduce.c, ...) fills in this table entry, and coll.c lists
+ * them.  A collective that lands in Loom joins the benchmark by adding
+ * its file and its entry in coll.c.
+ *
+ * The size column follows nccl-tests: it is the larger of the two
+ * buffers, so the total that is reduced or gathered.  Allreduce reads and
+ * writes size bytes; allgather reads size/n and writes size;
+ * reduce_scatter reads size and writes size/n.  A collective's shape
+ * function turns the size into the call's count and both buffers' lengths.
  */
 #ifndef LOOM_BENCH_COLL_H
 #define LOOM_BENCH_COLL_H
@@ -11,15 +16,26 @@
 #include "types.h"
 
 #include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
 
 typedef struct loom_bench_call {
     const void    *in;
     void          *out;
-    int            count;
+    int            count;      /* loom_bench_shape_t.count */
     MPI_Datatype   dtype;
     MPI_Op         op;
     MPI_Comm       comm;
 } loom_bench_call_t;
+
+/* What one size means for one collective, in elements. */
+typedef struct loom_bench_shape {
+    size_t  count;        /* the call's count argument; 0: too small to measure */
+    size_t  in_count;     /* elements of each rank's input */
+    size_t  out_count;    /* elements of each rank's output */
+    int     out_blocks;   /* the output in this many equal blocks, each with
+                           * its own expected values (allgather: one per rank) */
+} loom_bench_shape_t;
 
 typedef struct loom_bench_coll {
     const char *name;
@@ -28,20 +44,40 @@ typedef struct loom_bench_coll {
     /* busbw = algbw * factor: what each rank's links must carry, so that
      * sizes and rank counts compare (nccl-tests' convention). */
     double (*bus_factor)(int nranks);
-    /* values[PERIOD] this rank puts in and expects out (see check.h). */
-    void (*check_values)(const loom_bench_op_t *op, int rank, int nranks,
-                         int64_t *in_values, int64_t *out_values);
+    /* The call for elems elements of size (the size column, rounded down
+     * to whole elements) on nranks ranks, rounded down further to what
+     * the collective can split evenly. */
+    void (*shape)(size_t elems, int nranks, loom_bench_shape_t *shape_p);
+    /* values[PERIOD] expected in output block `block` of this rank: its
+     * element i must be values[(i + seed) mod PERIOD] (check.h), where
+     * rank r's input element i is loom_bench_check_value(op, r, (i + seed)
+     * mod PERIOD). */
+    void (*expected)(const loom_bench_op_t *op, int rank, int nranks, size_t count, int block,
+                     int64_t *values);
     /* One call; returns the MPI error code. */
     int (*run)(const loom_bench_call_t *call);
 } loom_bench_coll_t;
 
 extern const loom_bench_coll_t loom_bench_coll_allreduce;
 extern const loom_bench_coll_t loom_bench_coll_iallreduce;
+extern const loom_bench_coll_t loom_bench_coll_allgather;
+extern const loom_bench_coll_t loom_bench_coll_iallgather;
+extern const loom_bench_coll_t loom_bench_coll_reduce_scatter_block;
+extern const loom_bench_coll_t loom_bench_coll_ireduce_scatter_block;
 
-/* Shared by allreduce and its nonblocking form (coll_allreduce.c). */
+/* Shared by each collective and its nonblocking form (coll_<name>.c). */
 double loom_bench_allreduce_bus_factor(int nranks);
-void loom_bench_allreduce_check_values(const loom_bench_op_t *op, int rank, int nranks,
-                                       int64_t *in_values, int64_t *out_values);
+void loom_bench_allreduce_shape(size_t elems, int nranks, loom_bench_shape_t *shape_p);
+void loom_bench_allreduce_expected(const loom_bench_op_t *op, int rank, int nranks, size_t count,
+                                   int block, int64_t *values);
+double loom_bench_allgather_bus_factor(int nranks);
+void loom_bench_allgather_shape(size_t elems, int nranks, loom_bench_shape_t *shape_p);
+void loom_bench_allgather_expected(const loom_bench_op_t *op, int rank, int nranks, size_t count,
+                                   int block, int64_t *values);
+double loom_bench_reduce_scatter_bus_factor(int nranks);
+void loom_bench_reduce_scatter_shape(size_t elems, int nranks, loom_bench_shape_t *shape_p);
+void loom_bench_reduce_scatter_expected(const loom_bench_op_t *op, int rank, int nranks,
+                                        size_t count, int block, int64_t *values);
 
 const loom_bench_coll_t *loom_bench_coll_find(const char *name);
 const char *loom_bench_coll_names(void);

@@ -11,18 +11,23 @@ double loom_bench_allreduce_bus_factor(int nranks)
     return 2.0 * (nranks - 1) / nranks;
 }
 
-void loom_bench_allreduce_check_values(const loom_bench_op_t *op, int rank, int nranks,
-                                       int64_t *in_values, int64_t *out_values)
+/* Input and output are the whole size. */
+void loom_bench_allreduce_shape(size_t elems, int nranks, loom_bench_shape_t *shape_p)
 {
-    int j, r;
+    (void)nranks;
+    *shape_p = (loom_bench_shape_t){
+        .count = elems, .in_count = elems, .out_count = elems, .out_blocks = 1,
+    };
+}
 
+void loom_bench_allreduce_expected(const loom_bench_op_t *op, int rank, int nranks, size_t count,
+                                   int block, int64_t *values)
+{
+    int j;
+
+    (void)rank, (void)count, (void)block;
     for (j = 0; j < LOOM_BENCH_CHECK_PERIOD; ++j) {
-        in_values[j] = loom_bench_check_value(op, rank, j);
-        out_values[j] = loom_bench_check_value(op, 0, j);
-        for (r = 1; r < nranks; ++r) {
-            out_values[j] = loom_bench_op_apply(op, out_values[j],
-                                                loom_bench_check_value(op, r, j));
-        }
+        values[j] = loom_bench_check_reduced(op, nranks, j);
     }
 }
 
@@ -35,6 +40,7 @@ const loom_bench_coll_t loom_bench_coll_allreduce = {
     .name = "allreduce",
     .pvar_prefix = "coll_loom_allreduce_",
     .bus_factor = loom_bench_allreduce_bus_factor,
-    .check_values = loom_bench_allreduce_check_values,
+    .shape = loom_bench_allreduce_shape,
+    .expected = loom_bench_allreduce_expected,
     .run = loom_bench_allreduce_run,
 };

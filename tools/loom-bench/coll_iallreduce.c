@@ -24,6 +24,7 @@ const loom_bench_coll_t loom_bench_coll_iallreduce = {
     .name = "iallreduce",
     .pvar_prefix = "coll_loom_allreduce_",
     .bus_factor = loom_bench_allreduce_bus_factor,
-    .check_values = loom_bench_allreduce_check_values,
+    .shape = loom_bench_allreduce_shape,
+    .expected = loom_bench_allreduce_expected,
     .run = loom_bench_iallreduce_run,
 };

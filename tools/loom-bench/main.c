@@ -151,10 +151,11 @@ static int loom_bench_run(const loom_bench_options_t *opts, loom_bench_run_info_
     double t0;
 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (loom_bench_sweep_sizes(opts, &sizes, &nsizes) != 0 || nsizes == 0) {
+    if (loom_bench_sweep_sizes(opts, info->nranks, &sizes, &nsizes) != 0 || nsizes == 0) {
         if (rank == 0) {
-            fprintf(stderr, "loom-bench: no sizes to measure from -b %zu to -e %zu\n",
-                    opts->min_bytes, opts->max_bytes);
+            fprintf(stderr, "loom-bench: no sizes to measure from -b %zu to -e %zu (%s on %d "
+                    "ranks needs at least one %s per rank)\n", opts->min_bytes,
+                    opts->max_bytes, opts->coll->name, info->nranks, opts->dtype->name);
         }
         return 1;
     }

@@ -16,6 +16,8 @@ static const struct {
     [LOOM_BENCH_PVAR_ALG_RD] = { "alg_recursive_doubling", "recursive_doubling" },
     [LOOM_BENCH_PVAR_ALG_RABENSEIFNER] = { "alg_rabenseifner", "rabenseifner" },
     [LOOM_BENCH_PVAR_ALG_DBTREE] = { "alg_double_binary_tree", "double_binary_tree" },
+    [LOOM_BENCH_PVAR_ALG_BRUCK] = { "alg_bruck", "bruck" },
+    [LOOM_BENCH_PVAR_ALG_HALVING] = { "alg_recursive_halving", "recursive_halving" },
 };
 
 /* MPI 3.1 has no lookup by name (MPI_T_*_get_index is MPI 4.0). */
@@ -220,7 +222,7 @@ void loom_bench_mpit_describe(const loom_bench_mpit_t *mpit, const loom_bench_co
     int i, have_alg = 0;
 
     buf[0] = '\0';
-    for (i = LOOM_BENCH_PVAR_ALG_RING; i <= LOOM_BENCH_PVAR_ALG_DBTREE; ++i) {
+    for (i = LOOM_BENCH_PVAR_ALG_FIRST; i <= LOOM_BENCH_PVAR_ALG_LAST; ++i) {
         have_alg |= mpit->have_pvar[i];
         if (after->value[i] > before->value[i]) {
             loom_bench_append(buf, len, loom_bench_pvar_names[i].label);

@@ -17,10 +17,15 @@
 typedef enum {
     LOOM_BENCH_PVAR_CALLS, LOOM_BENCH_PVAR_FALLBACKS, LOOM_BENCH_PVAR_HANDOFFS,
     LOOM_BENCH_PVAR_DISABLED,
+    /* The algorithm counters of every collective, each looked up under
+     * the collective's prefix: a collective has only its own. */
     LOOM_BENCH_PVAR_ALG_RING, LOOM_BENCH_PVAR_ALG_RD, LOOM_BENCH_PVAR_ALG_RABENSEIFNER,
-    LOOM_BENCH_PVAR_ALG_DBTREE,
+    LOOM_BENCH_PVAR_ALG_DBTREE, LOOM_BENCH_PVAR_ALG_BRUCK, LOOM_BENCH_PVAR_ALG_HALVING,
     LOOM_BENCH_PVAR_COUNT
 } loom_bench_pvar_t;
+
+#define LOOM_BENCH_PVAR_ALG_FIRST LOOM_BENCH_PVAR_ALG_RING
+#define LOOM_BENCH_PVAR_ALG_LAST  LOOM_BENCH_PVAR_ALG_HALVING
 
 typedef struct loom_bench_counters {
     unsigned long long value[LOOM_BENCH_PVAR_COUNT];
@@ -54,7 +59,7 @@ int loom_bench_mpit_set_enable(const loom_bench_mpit_t *mpit, int enable);
 
 /* What Loom did with the calls between before and after, for the
  * algorithm column: the algorithms whose counters grew ("ring",
- * "rabenseifner+ring"), "handoff", "fallback", "disabled", "loom" when
+ * "rabenseifner+ring", "bruck"), "handoff", "fallback", "disabled", "loom" when
  * Loom ran them but exposes no algorithm counters, "-" when no counter
  * grew. */
 void loom_bench_mpit_describe(const loom_bench_mpit_t *mpit, const loom_bench_counters_t *before,

@@ -27,14 +27,31 @@ static int loom_bench_batch(const loom_bench_options_t *opts, size_t bytes)
     return calls < 1 ? 1 : calls > 200 ? 200 : (int)calls;
 }
 
-int loom_bench_sweep_sizes(const loom_bench_options_t *opts, size_t **sizes_p, int *n_p)
+/* The call for a size of bytes; returns the size rounded down to what
+ * the call really moves, 0 when that is nothing. */
+static size_t loom_bench_shape_of(const loom_bench_options_t *opts, int nranks, size_t bytes,
+                                  loom_bench_shape_t *shape_p)
+{
+    size_t esz = opts->dtype->size;
+
+    opts->coll->shape(bytes / esz, nranks, shape_p);
+    if (shape_p->count == 0) {
+        return 0;
+    }
+    /* The larger buffer, as nccl-tests' size column counts it. */
+    return (shape_p->in_count > shape_p->out_count ? shape_p->in_count : shape_p->out_count) *
+           esz;
+}
+
+int loom_bench_sweep_sizes(const loom_bench_options_t *opts, int nranks, size_t **sizes_p,
+                           int *n_p)
 {
     size_t bytes, rounded, *sizes = NULL, *grown;
-    size_t esz = opts->dtype->size;
+    loom_bench_shape_t shape;
     int n = 0;
 
     for (bytes = opts->min_bytes; bytes <= opts->max_bytes; bytes *= opts->step_factor) {
-        rounded = bytes / esz * esz;
+        rounded = loom_bench_shape_of(opts, nranks, bytes, &shape);
         if (rounded > 0 && (n == 0 || sizes[n - 1] != rounded)) {
             grown = realloc(sizes, (size_t)(n + 1) * sizeof(*sizes));
             if (grown == NULL) {
@@ -58,9 +75,10 @@ int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_c
                             int nsizes, loom_bench_sweep_t *sweep_p)
 {
     loom_bench_layout_t l;
-    int64_t in_values[LOOM_BENCH_CHECK_PERIOD], out_values[LOOM_BENCH_CHECK_PERIOD];
-    size_t in_bytes = 0, out_bytes = 0, tile_bytes;
-    int i;
+    loom_bench_shape_t shape;
+    int64_t in_values[LOOM_BENCH_CHECK_PERIOD];
+    size_t in_bytes = 0, out_bytes = 0, tile_bytes, esz = opts->dtype->size;
+    int i, j;
 
     memset(sweep_p, 0, sizeof(*sweep_p));
     sweep_p->opts = opts;
@@ -70,37 +88,40 @@ int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_c
     MPI_Comm_rank(MPI_COMM_WORLD, &sweep_p->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &sweep_p->nranks);
     for (i = 0; i < nsizes; ++i) {
-        l = loom_bench_layout(sizes[i], loom_bench_batch(opts, sizes[i]), opts->fresh, span,
-                              opts->check);
-        in_bytes = l.in_slots * l.stride > in_bytes ? l.in_slots * l.stride : in_bytes;
-        out_bytes = l.out_slots * l.stride > out_bytes ? l.out_slots * l.stride : out_bytes;
+        loom_bench_shape_of(opts, sweep_p->nranks, sizes[i], &shape);
+        l = loom_bench_layout(shape.in_count * esz, shape.out_count * esz,
+                              loom_bench_batch(opts, sizes[i]), opts->fresh, span, opts->check);
+        in_bytes = l.in_slots * l.in_stride > in_bytes ? l.in_slots * l.in_stride : in_bytes;
+        out_bytes = l.out_slots * l.out_stride > out_bytes ? l.out_slots * l.out_stride
+                                                           : out_bytes;
     }
     sweep_p->times = malloc((size_t)opts->iters * LOOM_BENCH_MAX_CONTENDERS * sizeof(double));
-    tile_bytes = 2 * LOOM_BENCH_CHECK_PERIOD * opts->dtype->size;
+    tile_bytes = 2 * LOOM_BENCH_CHECK_PERIOD * esz;
     sweep_p->in_tile = malloc(tile_bytes);
-    sweep_p->out_tile = malloc(tile_bytes);
-    if (sweep_p->times == NULL || sweep_p->in_tile == NULL || sweep_p->out_tile == NULL ||
+    sweep_p->out_tiles = malloc(tile_bytes * (size_t)sweep_p->nranks);
+    if (sweep_p->times == NULL || sweep_p->in_tile == NULL || sweep_p->out_tiles == NULL ||
         loom_bench_buffers_create(in_bytes, out_bytes, &sweep_p->bufs) != 0) {
         loom_bench_sweep_destroy(sweep_p);
         return -1;
     }
-    opts->coll->check_values(opts->op, sweep_p->rank, sweep_p->nranks, in_values, out_values);
+    for (j = 0; j < LOOM_BENCH_CHECK_PERIOD; ++j) {
+        in_values[j] = loom_bench_check_value(opts->op, sweep_p->rank, j);
+    }
     loom_bench_tile_fill(opts->dtype, in_values, sweep_p->in_tile);
-    loom_bench_tile_fill(opts->dtype, out_values, sweep_p->out_tile);
     /* Unchecked runs reduce these values too: filled once, here. */
-    loom_bench_tile_copy(sweep_p->in_tile, opts->dtype->size, 0, sweep_p->bufs.in,
-                         sweep_p->bufs.in_bytes / opts->dtype->size);
+    loom_bench_tile_copy(sweep_p->in_tile, esz, 0, sweep_p->bufs.in,
+                         sweep_p->bufs.in_bytes / esz);
     return 0;
 }
 
 void loom_bench_sweep_destroy(loom_bench_sweep_t *sweep)
 {
     loom_bench_buffers_destroy(&sweep->bufs);
-    free(sweep->out_tile);
+    free(sweep->out_tiles);
     free(sweep->in_tile);
     free(sweep->times);
     sweep->times = NULL;
-    sweep->in_tile = sweep->out_tile = NULL;
+    sweep->in_tile = sweep->out_tiles = NULL;
 }
 
 /* A barrier whose waiters sleep instead of spinning on cores that the
@@ -122,10 +143,25 @@ static void loom_bench_sleepy_barrier(MPI_Comm comm)
 
 typedef struct loom_bench_batch_args {
     int                  contender;
-    size_t               count;
+    loom_bench_shape_t   shape;
     int                  batch;
     loom_bench_layout_t  layout;
 } loom_bench_batch_args_t;
+
+/* What this rank's output blocks must hold at this size: the expected
+ * values can depend on the count (reduce_scatter's block starts count *
+ * rank elements into the input's pattern). */
+static void loom_bench_out_tiles_fill(loom_bench_sweep_t *s, const loom_bench_shape_t *shape)
+{
+    int64_t values[LOOM_BENCH_CHECK_PERIOD];
+    size_t tile_bytes = 2 * LOOM_BENCH_CHECK_PERIOD * s->opts->dtype->size;
+    int b;
+
+    for (b = 0; b < shape->out_blocks; ++b) {
+        s->opts->coll->expected(s->opts->op, s->rank, s->nranks, shape->count, b, values);
+        loom_bench_tile_fill(s->opts->dtype, values, s->out_tiles + (size_t)b * tile_bytes);
+    }
+}
 
 /* Fresh values for the inputs this batch reads, poison in the outputs it
  * writes, so that neither an old result nor an untouched buffer passes. */
@@ -135,27 +171,35 @@ static void loom_bench_batch_prepare(loom_bench_sweep_t *s, const loom_bench_bat
 
     ++s->seed;
     for (i = 0; i < n && i < a->layout.in_slots; ++i) {
-        loom_bench_tile_copy(s->in_tile, esz, s->seed,
-                             s->bufs.in + (s->cursor + i) % a->layout.in_slots * a->layout.stride,
-                             a->count);
+        loom_bench_tile_copy(
+            s->in_tile, esz, s->seed,
+            s->bufs.in + (s->cursor + i) % a->layout.in_slots * a->layout.in_stride,
+            a->shape.in_count);
     }
     for (i = 0; i < n; ++i) {
-        memset(s->bufs.out + (s->cursor + i) % a->layout.out_slots * a->layout.stride,
-               LOOM_BENCH_POISON, a->count * esz);
+        memset(s->bufs.out + (s->cursor + i) % a->layout.out_slots * a->layout.out_stride,
+               LOOM_BENCH_POISON, a->shape.out_count * esz);
     }
 }
 
-/* Wrong elements in this batch's outputs (all distinct in check mode). */
+/* Wrong elements in this batch's outputs (all distinct in check mode),
+ * every element of every block against the block's own tile. */
 static long long loom_bench_batch_verify(const loom_bench_sweep_t *s,
                                          const loom_bench_batch_args_t *a)
 {
+    size_t i, esz = s->opts->dtype->size, tile_bytes = 2 * LOOM_BENCH_CHECK_PERIOD * esz;
+    size_t block = a->shape.out_count / (size_t)a->shape.out_blocks;
+    const unsigned char *out;
     long long bad = 0;
-    size_t i;
+    int b;
 
     for (i = 0; i < (size_t)a->batch; ++i) {
-        bad += (long long)loom_bench_tile_compare(
-            s->out_tile, s->opts->dtype->size, s->seed,
-            s->bufs.out + (s->cursor + i) % a->layout.out_slots * a->layout.stride, a->count);
+        out = s->bufs.out + (s->cursor + i) % a->layout.out_slots * a->layout.out_stride;
+        for (b = 0; b < a->shape.out_blocks; ++b) {
+            bad += (long long)loom_bench_tile_compare(s->out_tiles + (size_t)b * tile_bytes,
+                                                      esz, s->seed,
+                                                      out + (size_t)b * block * esz, block);
+        }
     }
     return bad;
 }
@@ -168,7 +212,7 @@ static double loom_bench_batch_run(loom_bench_sweep_t *s, const loom_bench_batch
     const loom_bench_contender_t *c = &s->cmp->contender[a->contender];
     loom_bench_counters_t before, after;
     loom_bench_call_t call = {
-        .count = (int)a->count, .dtype = loom_bench_dtype_mpi(s->opts->dtype),
+        .count = (int)a->shape.count, .dtype = loom_bench_dtype_mpi(s->opts->dtype),
         .op = loom_bench_op_mpi(s->opts->op), .comm = c->comm,
     };
     double t0, dt, worst = 0.0;
@@ -189,11 +233,13 @@ static double loom_bench_batch_run(loom_bench_sweep_t *s, const loom_bench_batch
     loom_bench_mpit_read(s->mpit, &before);
     t0 = MPI_Wtime();
     for (i = 0; i < a->batch; ++i) {
-        call.in = s->bufs.in + (s->cursor + (size_t)i) % a->layout.in_slots * a->layout.stride;
-        call.out = s->bufs.out + (s->cursor + (size_t)i) % a->layout.out_slots * a->layout.stride;
+        call.in = s->bufs.in +
+                  (s->cursor + (size_t)i) % a->layout.in_slots * a->layout.in_stride;
+        call.out = s->bufs.out +
+                   (s->cursor + (size_t)i) % a->layout.out_slots * a->layout.out_stride;
         if (s->opts->coll->run(&call) != MPI_SUCCESS) {
-            fprintf(stderr, "loom-bench: rank %d: %s of %zu bytes failed\n", s->rank,
-                    s->opts->coll->name, a->count * s->opts->dtype->size);
+            fprintf(stderr, "loom-bench: rank %d: %s of count %d failed\n", s->rank,
+                    s->opts->coll->name, call.count);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
@@ -214,14 +260,18 @@ int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_
 {
     const loom_bench_options_t *o = s->opts;
     int nc = s->cmp->count, c, k, w;
-    loom_bench_batch_args_t a = {
-        .count = bytes / o->dtype->size, .batch = loom_bench_batch(o, bytes),
-    };
+    loom_bench_batch_args_t a = { .batch = loom_bench_batch(o, bytes) };
     loom_bench_counters_t grown[LOOM_BENCH_MAX_CONTENDERS], zero;
     long long bad[LOOM_BENCH_MAX_CONTENDERS] = { 0 }, bad_all[LOOM_BENCH_MAX_CONTENDERS];
     double *t;
 
-    a.layout = loom_bench_layout(bytes, a.batch, o->fresh, s->span, o->check);
+    loom_bench_shape_of(o, s->nranks, bytes, &a.shape);
+    a.layout = loom_bench_layout(a.shape.in_count * o->dtype->size,
+                                 a.shape.out_count * o->dtype->size, a.batch, o->fresh, s->span,
+                                 o->check);
+    if (o->check) {
+        loom_bench_out_tiles_fill(s, &a.shape);
+    }
     memset(grown, 0, sizeof(grown));
     memset(&zero, 0, sizeof(zero));
     /* Warm-up: endpoints, pools and the pages of every slot, per contender. */
@@ -244,7 +294,7 @@ int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_
         t = &s->times[c * o->iters];
         memset(r, 0, sizeof(*r));
         r->bytes = bytes;
-        r->count = a.count;
+        r->count = a.shape.count;
         r->contender = c;
         r->min = loom_bench_min(t, (size_t)o->iters);
         r->max = loom_bench_max(t, (size_t)o->iters);

@@ -24,8 +24,8 @@
 #include <stddef.h>
 
 typedef struct loom_bench_result {
-    size_t              bytes;           /* count * element size */
-    size_t              count;
+    size_t              bytes;           /* the size: the larger buffer (coll.h) */
+    size_t              count;           /* the call's count argument */
     int                 contender;       /* LOOM_BENCH_LOOM, ... */
     double              median;          /* seconds per call */
     double              min;
@@ -46,16 +46,20 @@ typedef struct loom_bench_sweep {
     int                          nranks;
     loom_bench_buffers_t         bufs;
     size_t                       span;        /* fresh arena span in bytes */
-    unsigned char               *in_tile;     /* check.h tiles */
-    unsigned char               *out_tile;
+    unsigned char               *in_tile;     /* check.h tiles: this rank's input */
+    unsigned char               *out_tiles;   /* one per output block (nranks at most),
+                                               * filled for the size being run */
     unsigned                     seed;        /* advances every checked batch */
     size_t                       cursor;      /* next slot, across batches */
     double                      *times;       /* iters per contender */
 } loom_bench_sweep_t;
 
 /* The sizes to measure: min_bytes, times step_factor, up to max_bytes,
- * rounded down to whole elements, without repeats.  *sizes_p is malloc'd. */
-int loom_bench_sweep_sizes(const loom_bench_options_t *opts, size_t **sizes_p, int *n_p);
+ * rounded down to what the collective splits evenly over nranks in whole
+ * elements (coll.h's shape), without repeats; sizes that round to nothing
+ * are skipped.  *sizes_p is malloc'd. */
+int loom_bench_sweep_sizes(const loom_bench_options_t *opts, int nranks, size_t **sizes_p,
+                           int *n_p);
 
 /* Buffers for every size in sizes; 0 on success, -1 out of memory. */
 int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_compare_t *cmp,
