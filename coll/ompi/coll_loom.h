@@ -60,6 +60,8 @@ typedef struct mca_coll_loom_component {
     mca_coll_loom_counters_t    allreduce;
     mca_coll_loom_counters_t    allgather;      /* and allgatherv */
     mca_coll_loom_counters_t    reduce_scatter; /* and reduce_scatter_block */
+    mca_coll_loom_counters_t    bcast;
+    mca_coll_loom_counters_t    reduce;
 } mca_coll_loom_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_loom_component_t mca_coll_loom_component;
@@ -84,6 +86,10 @@ typedef struct mca_coll_loom_module {
     LOOM_PREVIOUS(mca_coll_base_module_reduce_scatter_block_fn_t) previous_reduce_scatter_block;
     LOOM_PREVIOUS(mca_coll_base_module_reduce_scatter_fn_t) previous_reduce_scatter;
     LOOM_PREVIOUS(mca_coll_base_module_ireduce_scatter_block_fn_t) previous_ireduce_scatter_block;
+    LOOM_PREVIOUS(mca_coll_base_module_bcast_fn_t) previous_bcast;
+    LOOM_PREVIOUS(mca_coll_base_module_ibcast_fn_t) previous_ibcast;
+    LOOM_PREVIOUS(mca_coll_base_module_reduce_fn_t) previous_reduce;
+    LOOM_PREVIOUS(mca_coll_base_module_ireduce_fn_t) previous_ireduce;
     int                                 inflight;   /* nonblocking requests not finished */
 } mca_coll_loom_module_t;
 
@@ -182,6 +188,18 @@ int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
 int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
                                  struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                                  struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_loom_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_loom_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                         struct ompi_communicator_t *comm, ompi_request_t **request,
+                         mca_coll_base_module_t *module);
+int mca_coll_loom_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                         struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                         mca_coll_base_module_t *module);
+int mca_coll_loom_ireduce(const void *sbuf, void *rbuf, int count,
+                          struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
+                          struct ompi_communicator_t *comm, ompi_request_t **request,
+                          mca_coll_base_module_t *module);
 int mca_coll_loom_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
                                         struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                                         struct ompi_communicator_t *comm,

@@ -34,6 +34,14 @@ static void loom_module_construct(mca_coll_loom_module_t *module)
     module->previous_reduce_scatter.module = NULL;
     module->previous_ireduce_scatter_block.fn = NULL;
     module->previous_ireduce_scatter_block.module = NULL;
+    module->previous_bcast.fn = NULL;
+    module->previous_bcast.module = NULL;
+    module->previous_ibcast.fn = NULL;
+    module->previous_ibcast.module = NULL;
+    module->previous_reduce.fn = NULL;
+    module->previous_reduce.module = NULL;
+    module->previous_ireduce.fn = NULL;
+    module->previous_ireduce.module = NULL;
     module->inflight = 0;
 }
 
@@ -44,6 +52,8 @@ static void loom_module_destruct(mca_coll_loom_module_t *module)
         &module->previous_allgather.module, &module->previous_allgatherv.module,
         &module->previous_iallgather.module, &module->previous_reduce_scatter_block.module,
         &module->previous_reduce_scatter.module, &module->previous_ireduce_scatter_block.module,
+        &module->previous_bcast.module, &module->previous_ibcast.module,
+        &module->previous_reduce.module, &module->previous_ireduce.module,
     };
     size_t i;
 
@@ -111,6 +121,10 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
     LOOM_SAVE_PREVIOUS(module, comm, reduce_scatter_block);
     LOOM_SAVE_PREVIOUS(module, comm, reduce_scatter);
     LOOM_SAVE_PREVIOUS(module, comm, ireduce_scatter_block);
+    LOOM_SAVE_PREVIOUS(module, comm, bcast);
+    LOOM_SAVE_PREVIOUS(module, comm, ibcast);
+    LOOM_SAVE_PREVIOUS(module, comm, reduce);
+    LOOM_SAVE_PREVIOUS(module, comm, ireduce);
 
     peers = malloc(sizeof(*peers) * (size_t)size);
     keys = malloc(sizeof(*keys) * (size_t)size);
@@ -200,6 +214,10 @@ mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
     module->super.coll_reduce_scatter_block  = mca_coll_loom_reduce_scatter_block;
     module->super.coll_reduce_scatter        = mca_coll_loom_reduce_scatter;
     module->super.coll_ireduce_scatter_block = mca_coll_loom_ireduce_scatter_block;
+    module->super.coll_bcast          = mca_coll_loom_bcast;
+    module->super.coll_ibcast         = mca_coll_loom_ibcast;
+    module->super.coll_reduce         = mca_coll_loom_reduce;
+    module->super.coll_ireduce        = mca_coll_loom_ireduce;
     *priority = c->priority;
     return &module->super;
 }

@@ -11,6 +11,8 @@
 #include "coll_loom.h"
 
 #include "coll/core/allgather.h"
+#include "coll/core/bcast.h"
+#include "coll/core/reduce.h"
 #include "coll/core/allreduce.h"
 #include "coll/core/reduce_scatter.h"
 #include "opal/mca/base/mca_base_pvar.h"
@@ -114,6 +116,8 @@ int mca_coll_loom_mpit_register(void)
         { "allreduce", &c->allreduce, loom_allreduce_alg_names },
         { "allgather", &c->allgather, loom_allgather_alg_names },
         { "reduce_scatter", &c->reduce_scatter, loom_reduce_scatter_alg_names },
+        { "bcast", &c->bcast, loom_bcast_alg_names },
+        { "reduce", &c->reduce, loom_reduce_alg_names },
     };
     for (k = 0; k < sizeof(colls) / sizeof(colls[0]); ++k) {
         ret = loom_register_coll(&colls[k]);

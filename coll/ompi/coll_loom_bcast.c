@@ -1,0 +1,218 @@
+/*
+ * MPI_Bcast, MPI_Ibcast, MPI_Reduce and MPI_Ireduce through the engine.
+ *
+ * Bcast moves bytes: Loom takes a call whose datatype lays count elements
+ * out contiguously from the buffer address with extent equal to size.
+ * Reduce follows allreduce's rules on the data; the receive buffer matters
+ * at the root only (the engine never touches it elsewhere).  Anything else
+ * goes to the module Open MPI selected before Loom, counted by reason.
+ * Open MPI runs ibcast and ireduce itself while creating communicators:
+ * these paths only plan and post, they never block.
+ */
+#include "coll_loom.h"
+
+#include "coll/core/bcast.h"
+#include "coll/core/reduce.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/op/op.h"
+
+/* Bytes per element of dtype, or 0 when Loom cannot take the data as raw
+ * bytes at the buffer address. */
+static size_t loom_bcast_elem_bytes(ompi_datatype_t *dtype)
+{
+    ptrdiff_t lb, extent, true_lb, true_extent;
+    size_t size;
+
+    ompi_datatype_get_extent(dtype, &lb, &extent);
+    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
+    ompi_datatype_type_size(dtype, &size);
+    if (lb != 0 || true_lb != 0 || (ptrdiff_t)size != extent ||
+        !ompi_datatype_is_contiguous_memory_layout(dtype, 2)) {
+        return 0;
+    }
+    return size;
+}
+
+static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *dtype, int root,
+                                        mca_coll_loom_module_t *module, mca_coll_loom_op_t *info,
+                                        loom_sched_t **sched_p)
+{
+    mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    mca_coll_loom_counters_t *n = &c->bcast;
+    loom_bcast_choice_t choice;
+    loom_coll_args_t args;
+    loom_status_t status;
+    size_t esize;
+
+    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&n->disabled, 1, __ATOMIC_RELAXED);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    esize = loom_bcast_elem_bytes(dtype);
+    if (esize == 0 || module->team == NULL) {
+        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    *info = (mca_coll_loom_op_t){
+        .coll = "bcast", .bytes = (size_t)count * esize, .counters = n, .comm = module->comm,
+        .start_ns = mca_coll_loom_now_ns(),
+    };
+    args = (loom_coll_args_t){
+        .recvbuf = buf, .count = (size_t)count * esize, .elem_size = 1, .root = root,
+    };
+    status = loom_bcast_plan(&args, module->team, &c->config, sched_p, &choice);
+    if (status == LOOM_OK) {
+        info->alg = loom_bcast_alg_names[choice.alg];
+        info->alg_index = choice.alg;
+    } else if (status == LOOM_ERR_UNSUPPORTED) {
+        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+    }
+    return status;
+}
+
+static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count,
+                                         ompi_datatype_t *dtype, ompi_op_t *op, int root,
+                                         mca_coll_loom_module_t *module,
+                                         mca_coll_loom_reduce_ctx_t *reduce_ctx,
+                                         mca_coll_loom_op_t *info, loom_sched_t **sched_p)
+{
+    mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    mca_coll_loom_counters_t *n = &c->reduce;
+    loom_reduce_choice_t choice;
+    loom_coll_args_t args;
+    loom_status_t status;
+    size_t elems, esize;
+
+    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&n->disabled, 1, __ATOMIC_RELAXED);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    reduce_ctx->op = op;
+    reduce_ctx->dtype = mca_coll_loom_element_type(dtype, (size_t)count, &elems);
+    if (reduce_ctx->dtype == NULL || module->team == NULL) {
+        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    ompi_datatype_type_size(reduce_ctx->dtype, &esize);
+    *info = (mca_coll_loom_op_t){
+        .coll = "reduce", .bytes = elems * esize, .counters = n, .comm = module->comm,
+        .start_ns = mca_coll_loom_now_ns(),
+    };
+    args = (loom_coll_args_t){
+        .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize, .root = root,
+        .in_place = (sbuf == MPI_IN_PLACE),
+        .op = { .fn = mca_coll_loom_kernel(op, reduce_ctx->dtype),
+                .ctx = reduce_ctx, .commutative = ompi_op_is_commute(op) },
+    };
+    if (args.op.fn == NULL) {
+        args.op.fn = mca_coll_loom_ompi_reduce;
+    }
+    status = loom_reduce_plan(&args, module->team, &c->config, sched_p, &choice);
+    if (status == LOOM_OK) {
+        info->alg = loom_reduce_alg_names[choice.alg];
+        info->alg_index = choice.alg;
+    } else if (status == LOOM_ERR_UNSUPPORTED) {
+        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+    }
+    return status;
+}
+
+static int loom_run(mca_coll_loom_op_t *info, loom_sched_t *sched)
+{
+    loom_status_t status = mca_coll_loom_wait(info, sched);
+
+    loom_sched_destroy(sched);
+    mca_coll_loom_account(info, status);
+    return mca_coll_loom_status_to_ompi(status);
+}
+
+int mca_coll_loom_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                        struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_op_t info;
+    loom_status_t status;
+    loom_sched_t *sched;
+
+    status = loom_bcast_prepare(buf, count, dtype, root, module, &info, &sched);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        return module->previous_bcast.fn(buf, count, dtype, root, comm,
+                                         module->previous_bcast.module);
+    } else if (status != LOOM_OK) {
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return loom_run(&info, sched);
+}
+
+int mca_coll_loom_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                         struct ompi_communicator_t *comm, ompi_request_t **request,
+                         mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_request_t *req;
+    loom_status_t status;
+    loom_sched_t *sched;
+
+    req = mca_coll_loom_request_new(module, NULL, dtype);
+    if (req == NULL) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    status = loom_bcast_prepare(buf, count, dtype, root, module, &req->op, &sched);
+    if (status != LOOM_OK) {
+        OBJ_RELEASE(req);
+        if (status == LOOM_ERR_UNSUPPORTED) {
+            return module->previous_ibcast.fn(buf, count, dtype, root, comm, request,
+                                              module->previous_ibcast.module);
+        }
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return mca_coll_loom_request_start(req, sched, request);
+}
+
+int mca_coll_loom_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                         struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                         mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_reduce_ctx_t reduce_ctx;
+    mca_coll_loom_op_t info;
+    loom_status_t status;
+    loom_sched_t *sched;
+
+    status = loom_reduce_prepare(sbuf, rbuf, count, dtype, op, root, module, &reduce_ctx,
+                                 &info, &sched);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        return module->previous_reduce.fn(sbuf, rbuf, count, dtype, op, root, comm,
+                                          module->previous_reduce.module);
+    } else if (status != LOOM_OK) {
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return loom_run(&info, sched);
+}
+
+int mca_coll_loom_ireduce(const void *sbuf, void *rbuf, int count,
+                          struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
+                          struct ompi_communicator_t *comm, ompi_request_t **request,
+                          mca_coll_base_module_t *base)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_request_t *req;
+    loom_status_t status;
+    loom_sched_t *sched;
+
+    req = mca_coll_loom_request_new(module, op, dtype);
+    if (req == NULL) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    status = loom_reduce_prepare(sbuf, rbuf, count, dtype, op, root, module, &req->reduce_ctx,
+                                 &req->op, &sched);
+    if (status != LOOM_OK) {
+        OBJ_RELEASE(req);
+        if (status == LOOM_ERR_UNSUPPORTED) {
+            return module->previous_ireduce.fn(sbuf, rbuf, count, dtype, op, root, comm,
+                                               request, module->previous_ireduce.module);
+        }
+        return mca_coll_loom_status_to_ompi(status);
+    }
+    return mca_coll_loom_request_start(req, sched, request);
+}
