@@ -1,6 +1,7 @@
 /*
  * Differential stress test: thousands of random collectives -- allreduce,
- * allgather and reduce_scatter_block, blocking and nonblocking, with up to
+ * allgather, reduce_scatter_block, bcast and reduce (random roots),
+ * blocking and nonblocking, with up to
  * six nonblocking ones in flight while blocking ones run (random
  * communicator splits, sizes up to 4 MiB, ops, types, in place or not) --
  * run through Loom and through Open MPI's own modules on a twin
@@ -99,15 +100,16 @@ static size_t diff_count(uint64_t *state, size_t elem, int comm_size)
 }
 
 /* The collectives exercised; odd kinds are the nonblocking forms. */
-enum { ALLREDUCE, IALLREDUCE, ALLGATHER, IALLGATHER, RSB, IRSB, NKINDS };
+enum { ALLREDUCE, IALLREDUCE, ALLGATHER, IALLGATHER, RSB, IRSB, BCAST, IBCAST, REDUCE,
+       IREDUCE, NKINDS };
 static const char *const diff_kind_names[NKINDS] = {
     "allreduce", "iallreduce", "allgather", "iallgather", "reduce_scatter_block",
-    "ireduce_scatter_block",
+    "ireduce_scatter_block", "bcast", "ibcast", "reduce", "ireduce",
 };
 
 /* One call, run on Loom's communicator and on the twin that refuses Loom. */
 typedef struct diff_call {
-    int             it, kind, ti, oi, in_place, sub_size, sub_rank;
+    int             it, kind, ti, oi, in_place, sub_size, sub_rank, root;
     size_t          count;          /* elements: the vector, or one rank's block */
     size_t          out_bytes;      /* what is compared */
     char            *in, *out_loom, *out_ref;
@@ -121,6 +123,7 @@ typedef struct diff_call {
  * collectives it runs. */
 static const char *const diff_counter_names[] = {
     "coll_loom_allreduce_calls", "coll_loom_allgather_calls", "coll_loom_reduce_scatter_calls",
+    "coll_loom_bcast_calls", "coll_loom_reduce_calls",
 };
 #define NCOUNTERS (int)(sizeof(diff_counter_names) / sizeof(diff_counter_names[0]))
 static MPI_T_pvar_session diff_session = MPI_T_PVAR_SESSION_NULL;
@@ -205,22 +208,35 @@ static void diff_start(diff_call_t *c, uint64_t *state, int it, int world_size,
     MPI_Type_size(t->type, &tsize);
     elem = (size_t)tsize;
     c->count = diff_count(state, elem, world_size);
-    block_form = c->kind >= ALLGATHER;
+    block_form = c->kind >= ALLGATHER && c->kind <= IRSB;
+    c->root = (int)(diff_next(state) % (uint64_t)world_size) % c->sub_size;
     if (block_form) {
         /* Per-rank blocks: keep the whole buffer near the drawn size, and
          * at least one element (a zero count may never reach a module). */
         c->count = c->count / (size_t)world_size + 1;
     }
-    in_elems = c->kind >= RSB ? c->count * (size_t)c->sub_size : c->count;
+    in_elems = c->kind == RSB || c->kind == IRSB ? c->count * (size_t)c->sub_size : c->count;
     out_elems = c->kind == ALLGATHER || c->kind == IALLGATHER ? c->count * (size_t)c->sub_size
                                                                : in_elems;
     c->in = malloc(in_elems * elem + 1);
     c->out_loom = malloc(out_elems * elem + 1);
     c->out_ref = malloc(out_elems * elem + 1);
-    c->out_bytes = (c->kind >= RSB ? c->count : out_elems) * elem;
+    c->out_bytes = (c->kind == RSB || c->kind == IRSB ? c->count : out_elems) * elem;
+    if ((c->kind == REDUCE || c->kind == IREDUCE) && c->sub_rank != c->root) {
+        c->out_bytes = 0;   /* only the root's result exists */
+    }
     memset(c->out_loom, 0x5a, out_elems * elem + 1);
     memset(c->out_ref, 0x5a, out_elems * elem + 1);
     diff_fill(t, op, c->in, in_elems, c->sub_rank, (unsigned)it);
+    if (c->kind == BCAST || c->kind == IBCAST) {
+        c->in_place = 0;
+        if (c->sub_rank == c->root) {   /* the root's data, poison elsewhere */
+            memcpy(c->out_loom, c->in, in_elems * elem);
+            memcpy(c->out_ref, c->in, in_elems * elem);
+        }
+    } else if ((c->kind == REDUCE || c->kind == IREDUCE) && c->sub_rank != c->root) {
+        c->in_place = 0;                /* MPI_IN_PLACE is for the root only */
+    }
     if (c->in_place) {
         if (c->kind == ALLGATHER || c->kind == IALLGATHER) {
             memcpy(c->out_loom + (size_t)c->sub_rank * c->count * elem, c->in, c->count * elem);
@@ -262,11 +278,31 @@ static void diff_start(diff_call_t *c, uint64_t *state, int it, int world_size,
         MPI_Reduce_scatter_block(c->in_place ? MPI_IN_PLACE : c->in, c->out_ref, (int)c->count,
                                  t->type, op, ref_comm);
         break;
-    default:
+    case IRSB:
         MPI_Ireduce_scatter_block(c->in_place ? MPI_IN_PLACE : c->in, c->out_loom,
                                   (int)c->count, t->type, op, loom_comm, &c->req[0]);
         MPI_Ireduce_scatter_block(c->in_place ? MPI_IN_PLACE : c->in, c->out_ref,
                                   (int)c->count, t->type, op, ref_comm, &c->req[1]);
+        break;
+    case BCAST:
+        MPI_Bcast(c->out_loom, (int)c->count, t->type, c->root, loom_comm);
+        MPI_Bcast(c->out_ref, (int)c->count, t->type, c->root, ref_comm);
+        break;
+    case IBCAST:
+        MPI_Ibcast(c->out_loom, (int)c->count, t->type, c->root, loom_comm, &c->req[0]);
+        MPI_Ibcast(c->out_ref, (int)c->count, t->type, c->root, ref_comm, &c->req[1]);
+        break;
+    case REDUCE:
+        MPI_Reduce(c->in_place ? MPI_IN_PLACE : c->in, c->out_loom, (int)c->count, t->type, op,
+                   c->root, loom_comm);
+        MPI_Reduce(c->in_place ? MPI_IN_PLACE : c->in, c->out_ref, (int)c->count, t->type, op,
+                   c->root, ref_comm);
+        break;
+    default:
+        MPI_Ireduce(c->in_place ? MPI_IN_PLACE : c->in, c->out_loom, (int)c->count, t->type,
+                    op, c->root, loom_comm, &c->req[0]);
+        MPI_Ireduce(c->in_place ? MPI_IN_PLACE : c->in, c->out_ref, (int)c->count, t->type,
+                    op, c->root, ref_comm, &c->req[1]);
         break;
     }
 }
