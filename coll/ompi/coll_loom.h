@@ -211,6 +211,34 @@ int mca_coll_loom_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount
 struct ompi_datatype_t *mca_coll_loom_element_type(struct ompi_datatype_t *dtype,
                                                    size_t count, size_t *elems_p);
 
+/* Bytes per element of dtype when Loom can move count elements of it as raw
+ * bytes at the buffer address (contiguous, extent equal to size, lower
+ * bounds 0), else 0. */
+size_t mca_coll_loom_flat_size(struct ompi_datatype_t *dtype);
+
+/* The reduction the engine runs for ctx: Loom's kernel where it has one,
+ * Open MPI's op otherwise. */
+loom_reduce_op_t mca_coll_loom_reduce_op(mca_coll_loom_reduce_ctx_t *ctx);
+
+/* Whether Loom takes calls now (coll_loom_enable); a call it does not take
+ * is counted as disabled.  Every rank reads the same value: the user writes
+ * it on all ranks at one point between collectives (coll_loom_mpit.c). */
+static inline int mca_coll_loom_enabled(mca_coll_loom_counters_t *counters)
+{
+    if (__atomic_load_n(&mca_coll_loom_component.enable, __ATOMIC_RELAXED)) {
+        return 1;
+    }
+    __atomic_add_fetch(&counters->disabled, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* Count a call handed down because Loom cannot take its data. */
+static inline loom_status_t mca_coll_loom_fallback(mca_coll_loom_counters_t *counters)
+{
+    __atomic_add_fetch(&counters->fallbacks, 1, __ATOMIC_RELAXED);
+    return LOOM_ERR_UNSUPPORTED;
+}
+
 /* Loom's own kernel for (op, predefined dtype), or NULL: use ompi_op_reduce. */
 loom_reduce_fn_t mca_coll_loom_kernel(struct ompi_op_t *op, struct ompi_datatype_t *dtype);
 

@@ -15,23 +15,6 @@
 
 #include <stdlib.h>
 
-/* Bytes per element of dtype, or 0 when Loom cannot take count elements
- * of it as raw bytes at the buffer address. */
-static size_t loom_flat_size(ompi_datatype_t *dtype, size_t count)
-{
-    ptrdiff_t lb, extent, true_lb, true_extent;
-    size_t size;
-
-    ompi_datatype_get_extent(dtype, &lb, &extent);
-    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
-    ompi_datatype_type_size(dtype, &size);
-    if (lb != 0 || true_lb != 0 || (ptrdiff_t)size != extent ||
-        !ompi_datatype_is_contiguous_memory_layout(dtype, count > 1 ? 2 : 1)) {
-        return 0;
-    }
-    return size;
-}
-
 /* Decide and plan.  counts/displs: per rank, in elements of rdtype (NULL:
  * the uniform form); *owned_p gets the byte arrays the schedule uses. */
 static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_datatype_t *sdtype,
@@ -50,17 +33,15 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     loom_status_t status;
 
     *owned_p = NULL;
-    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
-        __atomic_add_fetch(&n->disabled, 1, __ATOMIC_RELAXED);
+    if (!mca_coll_loom_enabled(n)) {
         return LOOM_ERR_UNSUPPORTED;
     }
     mine = rcounts != NULL ? (size_t)rcounts[r] : (size_t)rcount;
-    rsize = loom_flat_size(rdtype, 2);
-    ssize = sbuf == MPI_IN_PLACE ? rsize : loom_flat_size(sdtype, 2);
+    rsize = mca_coll_loom_flat_size(rdtype);
+    ssize = sbuf == MPI_IN_PLACE ? rsize : mca_coll_loom_flat_size(sdtype);
     if (rsize == 0 || ssize == 0 || module->team == NULL ||
         (sbuf != MPI_IN_PLACE && (size_t)scount * ssize != mine * rsize)) {
-        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
-        return LOOM_ERR_UNSUPPORTED;
+        return mca_coll_loom_fallback(n);
     }
     if (rcounts != NULL) {
         bytes = malloc(2 * sizeof(size_t) * (size_t)p);
@@ -93,7 +74,7 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     }
     free(bytes);
     if (status == LOOM_ERR_UNSUPPORTED) {
-        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+        (void)mca_coll_loom_fallback(n);
     }
     return status;
 }

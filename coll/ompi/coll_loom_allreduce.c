@@ -50,17 +50,13 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
     loom_status_t status;
     size_t elems, esize;
 
-    /* Every rank reads the same value here: the user writes it on all
-     * ranks at one point between collectives (see coll_loom_mpit.c). */
-    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
-        __atomic_add_fetch(&n->disabled, 1, __ATOMIC_RELAXED);
+    if (!mca_coll_loom_enabled(n)) {
         return LOOM_ERR_UNSUPPORTED;
     }
     reduce_ctx->op = op;
     reduce_ctx->dtype = mca_coll_loom_element_type(dtype, (size_t)count, &elems);
     if (reduce_ctx->dtype == NULL || module->team == NULL) {
-        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
-        return LOOM_ERR_UNSUPPORTED;
+        return mca_coll_loom_fallback(n);
     }
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
     if (loom_allreduce_hands_off(&c->config, module->team, elems * esize)) {
@@ -76,15 +72,11 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
         .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize,
         .in_place = (sbuf == MPI_IN_PLACE),
         .reproducible = c->config.reproducible && !loom_is_integer(reduce_ctx->dtype),
-        .op = { .fn = mca_coll_loom_kernel(op, reduce_ctx->dtype),
-                .ctx = reduce_ctx, .commutative = ompi_op_is_commute(op) },
+        .op = mca_coll_loom_reduce_op(reduce_ctx),
     };
-    if (args.op.fn == NULL) {
-        args.op.fn = mca_coll_loom_ompi_reduce; /* user ops and the rarer types */
-    }
     status = loom_allreduce_plan(&args, module->team, &c->config, sched_p, &choice);
     if (status == LOOM_ERR_UNSUPPORTED) {
-        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+        (void)mca_coll_loom_fallback(n);
     } else if (status == LOOM_OK) {
         info->alg = loom_allreduce_alg_names[choice.alg];
         info->alg_index = choice.alg;

@@ -16,23 +16,6 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
 
-/* Bytes per element of dtype, or 0 when Loom cannot take the data as raw
- * bytes at the buffer address. */
-static size_t loom_bcast_elem_bytes(ompi_datatype_t *dtype)
-{
-    ptrdiff_t lb, extent, true_lb, true_extent;
-    size_t size;
-
-    ompi_datatype_get_extent(dtype, &lb, &extent);
-    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
-    ompi_datatype_type_size(dtype, &size);
-    if (lb != 0 || true_lb != 0 || (ptrdiff_t)size != extent ||
-        !ompi_datatype_is_contiguous_memory_layout(dtype, 2)) {
-        return 0;
-    }
-    return size;
-}
-
 static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *dtype, int root,
                                         mca_coll_loom_module_t *module, mca_coll_loom_op_t *info,
                                         loom_sched_t **sched_p)
@@ -44,14 +27,12 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     loom_status_t status;
     size_t esize;
 
-    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
-        __atomic_add_fetch(&n->disabled, 1, __ATOMIC_RELAXED);
+    if (!mca_coll_loom_enabled(n)) {
         return LOOM_ERR_UNSUPPORTED;
     }
-    esize = loom_bcast_elem_bytes(dtype);
+    esize = mca_coll_loom_flat_size(dtype);
     if (esize == 0 || module->team == NULL) {
-        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
-        return LOOM_ERR_UNSUPPORTED;
+        return mca_coll_loom_fallback(n);
     }
     *info = (mca_coll_loom_op_t){
         .coll = "bcast", .bytes = (size_t)count * esize, .counters = n, .comm = module->comm,
@@ -65,7 +46,7 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
         info->alg = loom_bcast_alg_names[choice.alg];
         info->alg_index = choice.alg;
     } else if (status == LOOM_ERR_UNSUPPORTED) {
-        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+        (void)mca_coll_loom_fallback(n);
     }
     return status;
 }
@@ -83,15 +64,13 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
     loom_status_t status;
     size_t elems, esize;
 
-    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
-        __atomic_add_fetch(&n->disabled, 1, __ATOMIC_RELAXED);
+    if (!mca_coll_loom_enabled(n)) {
         return LOOM_ERR_UNSUPPORTED;
     }
     reduce_ctx->op = op;
     reduce_ctx->dtype = mca_coll_loom_element_type(dtype, (size_t)count, &elems);
     if (reduce_ctx->dtype == NULL || module->team == NULL) {
-        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
-        return LOOM_ERR_UNSUPPORTED;
+        return mca_coll_loom_fallback(n);
     }
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
     *info = (mca_coll_loom_op_t){
@@ -101,18 +80,14 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
     args = (loom_coll_args_t){
         .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize, .root = root,
         .in_place = (sbuf == MPI_IN_PLACE),
-        .op = { .fn = mca_coll_loom_kernel(op, reduce_ctx->dtype),
-                .ctx = reduce_ctx, .commutative = ompi_op_is_commute(op) },
+        .op = mca_coll_loom_reduce_op(reduce_ctx),
     };
-    if (args.op.fn == NULL) {
-        args.op.fn = mca_coll_loom_ompi_reduce;
-    }
     status = loom_reduce_plan(&args, module->team, &c->config, sched_p, &choice);
     if (status == LOOM_OK) {
         info->alg = loom_reduce_alg_names[choice.alg];
         info->alg_index = choice.alg;
     } else if (status == LOOM_ERR_UNSUPPORTED) {
-        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+        (void)mca_coll_loom_fallback(n);
     }
     return status;
 }

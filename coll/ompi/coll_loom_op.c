@@ -122,3 +122,31 @@ ompi_datatype_t *mca_coll_loom_element_type(ompi_datatype_t *dtype, size_t count
     *elems_p = count;
     return dtype;
 }
+
+size_t mca_coll_loom_flat_size(ompi_datatype_t *dtype)
+{
+    ptrdiff_t lb, extent, true_lb, true_extent;
+    size_t size;
+
+    ompi_datatype_get_extent(dtype, &lb, &extent);
+    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
+    ompi_datatype_type_size(dtype, &size);
+    if (lb != 0 || true_lb != 0 || (ptrdiff_t)size != extent ||
+        !ompi_datatype_is_contiguous_memory_layout(dtype, 2)) {
+        return 0;
+    }
+    return size;
+}
+
+loom_reduce_op_t mca_coll_loom_reduce_op(mca_coll_loom_reduce_ctx_t *ctx)
+{
+    loom_reduce_op_t rop = {
+        .fn = mca_coll_loom_kernel(ctx->op, ctx->dtype), .ctx = ctx,
+        .commutative = ompi_op_is_commute(ctx->op),
+    };
+
+    if (rop.fn == NULL) {
+        rop.fn = mca_coll_loom_ompi_reduce; /* user ops and the rarer types */
+    }
+    return rop;
+}

@@ -31,8 +31,7 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     loom_status_t status;
 
     *owned_p = NULL;
-    if (!__atomic_load_n(&c->enable, __ATOMIC_RELAXED)) {
-        __atomic_add_fetch(&n->disabled, 1, __ATOMIC_RELAXED);
+    if (!mca_coll_loom_enabled(n)) {
         return LOOM_ERR_UNSUPPORTED;
     }
     if (rcounts != NULL) {
@@ -45,8 +44,7 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     reduce_ctx->op = op;
     reduce_ctx->dtype = mca_coll_loom_element_type(dtype, total, &elems);
     if (reduce_ctx->dtype == NULL || module->team == NULL) {
-        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
-        return LOOM_ERR_UNSUPPORTED;
+        return mca_coll_loom_fallback(n);
     }
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
     if (rcounts != NULL) {
@@ -66,12 +64,8 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     args = (loom_coll_args_t){
         .sendbuf = sbuf, .recvbuf = rbuf, .count = (size_t)rcount, .elem_size = esize,
         .in_place = (sbuf == MPI_IN_PLACE), .counts = counts,
-        .op = { .fn = mca_coll_loom_kernel(op, reduce_ctx->dtype),
-                .ctx = reduce_ctx, .commutative = ompi_op_is_commute(op) },
+        .op = mca_coll_loom_reduce_op(reduce_ctx),
     };
-    if (args.op.fn == NULL) {
-        args.op.fn = mca_coll_loom_ompi_reduce;
-    }
     status = loom_reduce_scatter_plan(&args, module->team, &c->config, sched_p, &choice);
     if (status == LOOM_OK) {
         info->alg = loom_reduce_scatter_alg_names[choice.alg];
@@ -81,7 +75,7 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     }
     free(counts);
     if (status == LOOM_ERR_UNSUPPORTED) {
-        __atomic_add_fetch(&n->fallbacks, 1, __ATOMIC_RELAXED);
+        (void)mca_coll_loom_fallback(n);
     }
     return status;
 }

@@ -1,9 +1,11 @@
 #include "loom_test.h"
 
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int loom_test_failures;
 
@@ -244,4 +246,45 @@ void loom_test_check_counters(const char *file, int line, loom_test_counters_t b
                        "module, expected %llu", what, now.fallbacks - before.fallbacks,
                        fallbacks);
     }
+}
+
+static char loom_test_capture_path[64];
+static int loom_test_saved_stderr = -1;
+
+void loom_test_capture_start(void)
+{
+    int fd;
+
+    strcpy(loom_test_capture_path, "/tmp/loom-test-stderr-XXXXXX");
+    fd = mkstemp(loom_test_capture_path);
+    if (fd < 0) {
+        return;
+    }
+    fflush(stderr);
+    loom_test_saved_stderr = dup(2);
+    dup2(fd, 2);
+    close(fd);
+}
+
+char *loom_test_capture_end(void)
+{
+    char *text = calloc(1, 65536);
+    size_t n = 0;
+    FILE *f;
+
+    if (loom_test_saved_stderr < 0 || text == NULL) {
+        return text;
+    }
+    fflush(stderr);
+    dup2(loom_test_saved_stderr, 2);
+    close(loom_test_saved_stderr);
+    loom_test_saved_stderr = -1;
+    f = fopen(loom_test_capture_path, "r");
+    if (f != NULL) {
+        n = fread(text, 1, 65535, f);
+        fclose(f);
+    }
+    text[n] = '\0';
+    unlink(loom_test_capture_path);
+    return text;
 }

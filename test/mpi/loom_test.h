@@ -70,4 +70,11 @@ void loom_test_check_counters(const char *file, int line, loom_test_counters_t b
                               unsigned long long calls, unsigned long long fallbacks,
                               const char *what);
 
+/* Send this process's stderr to a temporary file until
+ * loom_test_capture_end, which restores it and returns what was written
+ * (malloc'd, NUL-terminated): for tests that check the messages Loom
+ * prints, which run.sh would otherwise count as failures. */
+void loom_test_capture_start(void);
+char *loom_test_capture_end(void);
+
 #endif

@@ -17,41 +17,6 @@
 
 #define COUNT 8
 
-static int saved_stderr = -1;
-static char capture_path[] = "/tmp/loom-hang-XXXXXX";
-
-static void capture_start(void)
-{
-    int fd = mkstemp(capture_path);
-
-    CHECK(fd >= 0, "cannot create %s", capture_path);
-    fflush(stderr);
-    saved_stderr = dup(2);
-    dup2(fd, 2);
-    close(fd);
-}
-
-/* Restore stderr; return what was written meanwhile (malloc'd). */
-static char *capture_end(void)
-{
-    char *text = calloc(1, 65536);
-    FILE *f;
-
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    f = fopen(capture_path, "r");
-    if (f != NULL) {
-        if (fread(text, 1, 65535, f) == 0) {
-            text[0] = '\0';
-        }
-        fclose(f);
-    }
-    unlink(capture_path);
-    strcpy(capture_path + strlen(capture_path) - 6, "XXXXXX");
-    return text;
-}
-
 static void expect_report(const char *text, const char *coll, const char *what)
 {
     char want[64];
@@ -80,7 +45,7 @@ static void run_one(int nonblocking, int rank, int size)
         in[i] = rank + i;
     }
     if (rank == 0) {
-        capture_start();
+        loom_test_capture_start();
     } else {
         usleep(2500000);
     }
@@ -93,7 +58,7 @@ static void run_one(int nonblocking, int rank, int size)
         MPI_Allreduce(in, out, COUNT, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
     if (rank == 0) {
-        text = capture_end();
+        text = loom_test_capture_end();
         expect_report(text, "allreduce", nonblocking ? "iallreduce" : "allreduce");
         free(text);
     }

@@ -22,44 +22,6 @@
 #error "build with -DRULES_CASE=1, 2 or 3"
 #endif
 
-static char capture_path[] = "/tmp/loom-rules-XXXXXX";
-static int saved_stderr = -1;
-
-static void capture_start(void)
-{
-    int fd = mkstemp(capture_path);
-
-    if (fd < 0) {
-        return;
-    }
-    fflush(stderr);
-    saved_stderr = dup(2);
-    dup2(fd, 2);
-    close(fd);
-}
-
-static char *capture_end(void)
-{
-    char *text = calloc(1, 65536);
-    FILE *f;
-
-    if (saved_stderr < 0) {
-        return text;
-    }
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    f = fopen(capture_path, "r");
-    if (f != NULL) {
-        if (fread(text, 1, 65535, f) == 0) {
-            text[0] = '\0';
-        }
-        fclose(f);
-    }
-    unlink(capture_path);
-    return text;
-}
-
 static void sum(int count, int rank, int size)
 {
     double *in = malloc(sizeof(double) * (size_t)count);
@@ -94,11 +56,11 @@ int main(int argc, char **argv)
     } else {
         setenv("OMPI_MCA_coll_loom_rules", "allreduce:0-1K:@rign", 1);
     }
-    capture_start();  /* every rank parses and may complain; rank 0 checks */
+    loom_test_capture_start();  /* every rank parses and may complain; rank 0 checks */
     loom_test_init(&argc, &argv, MPI_THREAD_SINGLE);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    text = capture_end();
+    text = loom_test_capture_end();
     if (size < 2 || !loom_test_expect_loom()) {
         free(text);
         return loom_test_skip("mpi_rules", "needs Loom on 2 ranks or more");

@@ -5,6 +5,7 @@
 
 #include <check.h>
 #include "check_main.h"
+#include "log_capture.h"
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,24 +33,6 @@ static const loom_config_field_t test_table[] = {
       .offset = offsetof(test_settings_t, segment) },
     LOOM_CONFIG_LAST
 };
-
-/* Run fn with log output captured into buf. */
-static char log_buf[4096];
-static FILE *log_mem;
-
-static void capture_start(void)
-{
-    memset(log_buf, 0, sizeof(log_buf));
-    log_mem = fmemopen(log_buf, sizeof(log_buf) - 1, "w");
-    loom_log_set_stream(log_mem);
-}
-
-static void capture_stop(void)
-{
-    fflush(log_mem);
-    fclose(log_mem);
-    loom_log_set_stream(NULL);
-}
 
 START_TEST(test_status_strings)
 {

@@ -5,6 +5,7 @@
 
 #include <check.h>
 #include "check_main.h"
+#include "log_capture.h"
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,23 +13,6 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
-
-static char log_buf[4096];
-static FILE *log_mem;
-
-static void capture_start(void)
-{
-    memset(log_buf, 0, sizeof(log_buf));
-    log_mem = fmemopen(log_buf, sizeof(log_buf) - 1, "w");
-    loom_log_set_stream(log_mem);
-}
-
-static void capture_stop(void)
-{
-    fflush(log_mem);
-    fclose(log_mem);
-    loom_log_set_stream(NULL);
-}
 
 START_TEST(test_rules_parse)
 {
