@@ -26,7 +26,8 @@ const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_CO
                                 .noncommutative = 0, .segmented = 1 },
     [LOOM_ALLREDUCE_REPRODUCIBLE] = { .name = "reproducible",
                                       .plan = loom_allreduce_canonical_plan,
-                                      .noncommutative = 1, .segmented = 0 },
+                                      .noncommutative = 1, .segmented = 0,
+                                      .quadratic = 1 },
 };
 
 /* One line per (team, size class): the algorithm and why. */

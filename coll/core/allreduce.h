@@ -35,6 +35,8 @@ typedef struct loom_allreduce_algorithm {
     loom_plan_fn_t  plan;
     int             noncommutative; /* reduces in rank order: any op works */
     int             segmented;      /* honours args->seg_bytes and depth */
+    int             quadratic;      /* p(p-1) messages in all: the verifier's
+                                     * sweeps cover it up to 64 ranks */
 } loom_allreduce_algorithm_t;
 
 extern const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_COUNT];

@@ -113,6 +113,9 @@ typedef struct vf {
     size_t                  table_size, msgs_live;
     uint64_t                rng;
     int                     no_memory;  /* the verifier itself ran out */
+    /* expected results of a replicated collective, computed once */
+    unsigned char           *want_cache;
+    unsigned char           *want_known;
 } vf_t;
 
 /* Records the first failure (later ones are consequences) and returns -1. */
