@@ -22,9 +22,10 @@
  * with the same tag would be matched in either order.  Plans keep their
  * step count within LOOM_TAG_MAX_STEPS (loom_tag_steps_fit) or decline.
  * Sequence numbers wrap after 1024: nonblocking collectives may be in
- * flight in any number, so the adapter holds a communicator to fewer than
- * that many outstanding (LOOM_TAG_MAX_INFLIGHT) by progressing before it
- * starts another.  Teams have at most 65536 ranks.
+ * flight in any number, so before it starts one the adapter progresses
+ * until the communicator's oldest unfinished collective is fewer than
+ * LOOM_TAG_MAX_INFLIGHT sequence numbers behind (the oldest, not a count:
+ * collectives finish out of order).  Teams have at most 65536 ranks.
  */
 #ifndef LOOM_TAG_H
 #define LOOM_TAG_H

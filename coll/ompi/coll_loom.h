@@ -90,7 +90,10 @@ typedef struct mca_coll_loom_module {
     LOOM_PREVIOUS(mca_coll_base_module_ibcast_fn_t) previous_ibcast;
     LOOM_PREVIOUS(mca_coll_base_module_reduce_fn_t) previous_reduce;
     LOOM_PREVIOUS(mca_coll_base_module_ireduce_fn_t) previous_ireduce;
-    int                                 inflight;   /* nonblocking requests not finished */
+    /* This communicator's unfinished nonblocking requests, oldest first
+     * (under the active-list lock): the oldest bounds how far ahead a new
+     * request's sequence number may be (coll_loom_request.c). */
+    struct mca_coll_loom_request        *oldest, *newest;
 } mca_coll_loom_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_loom_module_t);
@@ -126,7 +129,10 @@ typedef struct mca_coll_loom_request {
     mca_coll_loom_reduce_ctx_t      reduce_ctx;     /* the schedule points here */
     size_t                          *owned;         /* per-rank counts the schedule uses */
     loom_status_t                   status;         /* written by the progress walk */
+    uint32_t                        seq;            /* the schedule's sequence number */
+    int                             linked;         /* on the module's list */
     struct mca_coll_loom_request    *next;          /* on the active list */
+    struct mca_coll_loom_request    *mod_prev, *mod_next; /* on the module's list */
 } mca_coll_loom_request_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_loom_request_t);

@@ -42,7 +42,8 @@ static void loom_module_construct(mca_coll_loom_module_t *module)
     module->previous_reduce.module = NULL;
     module->previous_ireduce.fn = NULL;
     module->previous_ireduce.module = NULL;
-    module->inflight = 0;
+    module->oldest = NULL;
+    module->newest = NULL;
 }
 
 static void loom_module_destruct(mca_coll_loom_module_t *module)

@@ -128,7 +128,63 @@ static void loom_request_construct(mca_coll_loom_request_t *req)
     req->retained_op = NULL;
     req->retained_type = NULL;
     req->owned = NULL;
+    req->linked = 0;
+    req->mod_prev = req->mod_next = NULL;
     req->next = NULL;
+}
+
+/* The module's list of unfinished requests, in sequence order. */
+static void loom_request_link(mca_coll_loom_request_t *req)
+{
+    mca_coll_loom_module_t *module = req->module;
+
+    pthread_mutex_lock(&loom_active_lock);
+    req->mod_next = NULL;
+    req->mod_prev = module->newest;
+    if (module->newest != NULL) {
+        module->newest->mod_next = req;
+    } else {
+        module->oldest = req;
+    }
+    module->newest = req;
+    req->linked = 1;
+    pthread_mutex_unlock(&loom_active_lock);
+}
+
+static void loom_request_unlink(mca_coll_loom_request_t *req)
+{
+    mca_coll_loom_module_t *module = req->module;
+
+    pthread_mutex_lock(&loom_active_lock);
+    if (req->linked) {
+        if (req->mod_prev != NULL) {
+            req->mod_prev->mod_next = req->mod_next;
+        } else {
+            module->oldest = req->mod_next;
+        }
+        if (req->mod_next != NULL) {
+            req->mod_next->mod_prev = req->mod_prev;
+        } else {
+            module->newest = req->mod_prev;
+        }
+        req->linked = 0;
+    }
+    pthread_mutex_unlock(&loom_active_lock);
+}
+
+/* Whether a collective started now on module stays within the sequence
+ * numbers a tag tells apart from every unfinished one.  A count of
+ * unfinished requests would not do: requests finish out of order, and a
+ * peer's message for an old request could match a new one's receive. */
+static int loom_request_seq_fits(mca_coll_loom_module_t *module)
+{
+    int fits;
+
+    pthread_mutex_lock(&loom_active_lock);
+    fits = module->oldest == NULL ||
+           module->team->next_seq - module->oldest->seq < (uint32_t)LOOM_TAG_MAX_INFLIGHT;
+    pthread_mutex_unlock(&loom_active_lock);
+    return fits;
 }
 
 /* What the request holds on to while it runs, let go when it finishes. */
@@ -149,7 +205,7 @@ static void loom_request_release_refs(mca_coll_loom_request_t *req)
         req->retained_type = NULL;
     }
     if (req->module != NULL) {
-        __atomic_sub_fetch(&req->module->inflight, 1, __ATOMIC_RELAXED);
+        loom_request_unlink(req);
         OBJ_RELEASE(req->module);
         req->module = NULL;
     }
@@ -168,16 +224,15 @@ mca_coll_loom_request_t *mca_coll_loom_request_new(mca_coll_loom_module_t *modul
 {
     mca_coll_loom_request_t *req;
 
-    /* Tags tell apart a limited number of sequence numbers: past that many
-     * requests in flight on one communicator, finish some first. */
-    while (__atomic_load_n(&module->inflight, __ATOMIC_RELAXED) >= LOOM_TAG_MAX_INFLIGHT) {
+    /* Tags tell apart a limited range of sequence numbers: finish the
+     * oldest requests first when the new one would reach past it. */
+    while (module->team != NULL && !loom_request_seq_fits(module)) {
         opal_progress();
     }
     req = OBJ_NEW(mca_coll_loom_request_t);
     if (req == NULL) {
         return NULL;
     }
-    __atomic_add_fetch(&module->inflight, 1, __ATOMIC_RELAXED);
     OMPI_REQUEST_INIT(&req->super, false);
     req->super.req_state = OMPI_REQUEST_ACTIVE;
     req->super.req_mpi_object.comm = module->comm;
@@ -213,8 +268,10 @@ int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_sched_t *sche
     loom_status_t status;
 
     req->sched = sched;
+    req->seq = sched->seq;
     req->op.watch_ndone = -1;
     *request_p = &req->super;
+    loom_request_link(req);
     /* Post the first steps now: the peers can start matching at once. */
     status = loom_sched_progress(sched);
     if (status != LOOM_INPROGRESS) {
