@@ -112,7 +112,7 @@ static int loom_register(void)
     c->rules_text = NULL;
     (void)mca_base_component_var_register(
         &c->super.collm_version, "rules",
-        "Selection rules, grammar v1 (docs/rules.md), e.g. "
+        "Selection rules and cost constants, grammar v2 (docs/rules.md), e.g. "
         "\"allreduce:0-64K:@recursive_doubling;allreduce:64K-inf:np=2-8:@ring:seg=256K\"; "
         "must be the same on every rank",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
@@ -120,7 +120,8 @@ static int loom_register(void)
     c->rules_file = NULL;
     (void)mca_base_component_var_register(
         &c->super.collm_version, "rules_file",
-        "A tuning file of selection rules, one per line, grammar v1 (docs/rules.md)",
+        "A tuning file of selection rules and cost constants, one per line, grammar v2 "
+        "(docs/rules.md)",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &c->rules_file);
 
@@ -204,8 +205,13 @@ static void loom_load_rules(mca_coll_loom_component_t *c)
     }
     c->config.rules = c->rules;
     if (c->rules != NULL) {
-        loom_info("coll", "%d selection rules loaded (hash %016llx)", c->rules->count,
-                  (unsigned long long)c->rules->hash);
+        /* The text's constants replace the coll_loom_cost_* settings in
+         * place, so those variables show what the model uses. */
+        loom_rules_apply_cost(c->rules, &c->config);
+        loom_info("coll", "%d selection rules loaded (hash %016llx); cost model: alpha %d ns, "
+                  "bandwidth %d MB/s, reduce %d MB/s", c->rules->count,
+                  (unsigned long long)c->rules->hash, c->config.cost_alpha_ns,
+                  c->config.cost_bandwidth_mbs, c->config.cost_reduce_mbs);
     }
 }
 

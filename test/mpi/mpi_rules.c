@@ -1,7 +1,12 @@
 /*
  * Selection rules under mpirun, one case per program (RULES_CASE):
  *   1 (apply):    coll_loom_rules sends small allreduces to Rabenseifner and
- *                 large ones to the ring: the per-algorithm counters say so.
+ *                 large ones to the ring, every bcast to the chain (the
+ *                 model's pick on 3 ranks is binomial), small allgathers to
+ *                 Bruck and large ones to the ring, every reduce to
+ *                 reduce_scatter_gather and reduce_scatter_block to
+ *                 recursive halving: the per-algorithm counters say so, and
+ *                 every result is right.
  *   2 (mismatch): rank 0 holds other rules than the rest: Loom steps aside on
  *                 every communicator (no Loom calls), rank 0 warns once per
  *                 communicator, and every result is still right.
@@ -40,16 +45,105 @@ static void sum(int count, int rank, int size)
     free(out);
 }
 
+/* Sizes stay above the small-message hand-off (4 KiB), so that the calls
+ * meant for a rule reach Loom on one node too. */
+static void bcast(int count, int rank)
+{
+    int *buf = malloc(sizeof(int) * (size_t)count);
+    int i, bad = 0;
+
+    for (i = 0; i < count; ++i) {
+        buf[i] = rank == 1 ? 7 * i + 1 : -1;
+    }
+    MPI_Bcast(buf, count, MPI_INT, 1, MPI_COMM_WORLD);
+    for (i = 0; i < count; ++i) {
+        bad += buf[i] != 7 * i + 1;
+    }
+    CHECK(bad == 0, "bcast: %d of %d elements wrong", bad, count);
+    free(buf);
+}
+
+static void allgather(int count, int rank, int size)
+{
+    int *in = malloc(sizeof(int) * (size_t)count);
+    int *out = malloc(sizeof(int) * (size_t)count * (size_t)size);
+    int i, bad = 0;
+
+    for (i = 0; i < count; ++i) {
+        in[i] = rank * count + i;
+    }
+    MPI_Allgather(in, count, MPI_INT, out, count, MPI_INT, MPI_COMM_WORLD);
+    for (i = 0; i < count * size; ++i) {
+        bad += out[i] != i;
+    }
+    CHECK(bad == 0, "allgather: %d of %d elements wrong", bad, count * size);
+    free(in);
+    free(out);
+}
+
+/* reduce to root 0, then reduce_scatter_block of the same vector. */
+static void reduce_and_scatter(int count, int rank, int size)
+{
+    int *in = malloc(sizeof(int) * (size_t)count * (size_t)size);
+    int *out = malloc(sizeof(int) * (size_t)count * (size_t)size);
+    int i, bad = 0;
+
+    for (i = 0; i < count * size; ++i) {
+        in[i] = rank + i;
+    }
+    MPI_Reduce(in, out, count * size, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    for (i = 0; rank == 0 && i < count * size; ++i) {
+        bad += out[i] != size * (size - 1) / 2 + size * i;
+    }
+    CHECK(bad == 0, "reduce: %d of %d elements wrong", bad, count * size);
+    MPI_Reduce_scatter_block(in, out, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (i = 0, bad = 0; i < count; ++i) {
+        bad += out[i] != size * (size - 1) / 2 + size * (rank * count + i);
+    }
+    CHECK(bad == 0, "reduce_scatter_block: %d of %d elements wrong", bad, count);
+    free(in);
+    free(out);
+}
+
+/* Runs fn's calls between two reads of the named counters: the
+ * increments, in the order of the names. */
+#define LOOM_RULES_NCOUNT 8
+static const char *const loom_rules_counters[LOOM_RULES_NCOUNT] = {
+    "coll_loom_bcast_alg_chain", "coll_loom_bcast_alg_binomial",
+    "coll_loom_allgather_alg_bruck", "coll_loom_allgather_alg_ring",
+    "coll_loom_reduce_alg_reduce_scatter_gather", "coll_loom_reduce_alg_binomial",
+    "coll_loom_reduce_scatter_alg_recursive_halving", "coll_loom_reduce_scatter_alg_ring",
+};
+
+static void other_colls(int rank, int size, unsigned long long *delta)
+{
+    int k;
+
+    for (k = 0; k < LOOM_RULES_NCOUNT; ++k) {
+        delta[k] = loom_test_pvar(loom_rules_counters[k]);
+    }
+    bcast(4096, rank);                          /* 16 KiB */
+    allgather(1024, rank, size);                /* 4 KiB a rank */
+    allgather(16384, rank, size);               /* 64 KiB a rank */
+    reduce_and_scatter(65536, rank, size);      /* 256 KiB a rank */
+    for (k = 0; k < LOOM_RULES_NCOUNT; ++k) {
+        delta[k] = loom_test_pvar(loom_rules_counters[k]) - delta[k];
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *env_rank = getenv("OMPI_COMM_WORLD_RANK");
     int world_rank = env_rank != NULL ? atoi(env_rank) : 0, rank, size;
-    unsigned long long rab, ring, calls;
+    unsigned long long rab, ring, calls, other[LOOM_RULES_NCOUNT];
     char *text = NULL;
 
     if (RULES_CASE == 1) {
         setenv("OMPI_MCA_coll_loom_rules", "v1; allreduce:0-1K:@rabenseifner; "
-               "allreduce:1K-inf:@ring:seg=4K", 1);
+               "allreduce:1K-inf:@ring:seg=4K; bcast:0-inf:@chain:seg=4K; "
+               "allgather:0-32K:@bruck; allgatherv:32K-inf:@ring; "
+               "reduce:0-inf:@reduce_scatter_gather; "
+               "reduce_scatter_block:0-inf:@recursive_halving", 1);
     } else if (RULES_CASE == 2) {
         setenv("OMPI_MCA_coll_loom_rules", world_rank == 0 ? "allreduce:0-inf:@ring"
                                                            : "allreduce:0-inf:@rabenseifner", 1);
@@ -73,11 +167,20 @@ int main(int argc, char **argv)
     rab = loom_test_pvar("coll_loom_allreduce_alg_rabenseifner") - rab;
     ring = loom_test_pvar("coll_loom_allreduce_alg_ring") - ring;
     calls = loom_test_pvar("coll_loom_allreduce_calls") - calls;
+    other_colls(rank, size, other);
 
     switch (RULES_CASE) {
     case 1:
         CHECK(rab == 1 && ring == 1, "rules not followed: rabenseifner %llu, ring %llu",
               rab, ring);
+        CHECK(other[0] == 1 && other[1] == 0, "bcast rule not followed: chain %llu, "
+              "binomial %llu", other[0], other[1]);
+        CHECK(other[2] == 1 && other[3] == 1, "allgather rules not followed: bruck %llu, "
+              "ring %llu", other[2], other[3]);
+        CHECK(other[4] == 1 && other[5] == 0, "reduce rule not followed: "
+              "reduce_scatter_gather %llu, binomial %llu", other[4], other[5]);
+        CHECK(other[6] == 1 && other[7] == 0, "reduce_scatter_block rule not followed: "
+              "recursive_halving %llu, ring %llu", other[6], other[7]);
         break;
     case 2:
         CHECK(calls == 0, "Loom ran %llu calls although the ranks' rules differ", calls);
