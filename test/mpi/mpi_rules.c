@@ -12,6 +12,10 @@
  *                 communicator, and every result is still right.
  *   3 (invalid):  a rule with a typo: an error naming the position and the
  *                 valid algorithms, and Loom runs on its defaults.
+ *   4 (calibrate): coll_loom_calibrate=1 and a cost: line for alpha: every
+ *                 rank reads the same, plausible constants through MPI_T
+ *                 (rank 0's measurement, the line's alpha), rank 0 says
+ *                 so, and every result is right.
  * Every rank's stderr is captured from before MPI_Init to the end of it,
  * and rank 0 checks the messages (run.sh fails a test on Loom warnings it
  * sees).
@@ -24,7 +28,7 @@
 #include <unistd.h>
 
 #ifndef RULES_CASE
-#error "build with -DRULES_CASE=1, 2 or 3"
+#error "build with -DRULES_CASE=1, 2, 3 or 4"
 #endif
 
 static void sum(int count, int rank, int size)
@@ -131,6 +135,49 @@ static void other_colls(int rank, int size, unsigned long long *delta)
     }
 }
 
+/* An int control variable through MPI_T, or -1. */
+static int cvar_int(const char *name)
+{
+    MPI_T_cvar_handle handle;
+    int index, count, value = -1;
+
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS ||
+        MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS) {
+        return -1;
+    }
+    if (count != 1 || MPI_T_cvar_read(handle, &value) != MPI_SUCCESS) {
+        value = -1;
+    }
+    MPI_T_cvar_handle_free(&handle);
+    return value;
+}
+
+/* The cost constants every rank holds must be one set: rank 0's. */
+static void check_calibration(int rank, const char *text)
+{
+    int mine[3], lo[3], hi[3];
+
+    mine[0] = cvar_int("coll_loom_cost_alpha_ns");
+    mine[1] = cvar_int("coll_loom_cost_bandwidth_mbs");
+    mine[2] = cvar_int("coll_loom_cost_reduce_mbs");
+    MPI_Allreduce(mine, lo, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, hi, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(lo[0] == 2000 && hi[0] == 2000, "alpha from the cost: line: %d to %d", lo[0], hi[0]);
+    CHECK(lo[1] == hi[1] && lo[2] == hi[2], "ranks differ: bandwidth %d to %d, reduce %d "
+          "to %d MB/s", lo[1], hi[1], lo[2], hi[2]);
+    /* Plausible for any memory system: 100 MB/s to 10 TB/s. */
+    CHECK(mine[1] >= 100 && mine[1] <= 10000000, "bandwidth %d MB/s", mine[1]);
+    CHECK(mine[2] >= 100 && mine[2] <= 10000000, "reduce rate %d MB/s", mine[2]);
+    if (rank == 0) {
+        char expect[128];
+
+        snprintf(expect, sizeof(expect), "bandwidth %d MB/s (memcpy), reduce %d MB/s",
+                 mine[1], mine[2]);
+        CHECK(strstr(text, "calibrated on world rank 0") != NULL && strstr(text, expect),
+              "no line reporting '%s' in:\n%s", expect, text);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *env_rank = getenv("OMPI_COMM_WORLD_RANK");
@@ -147,8 +194,12 @@ int main(int argc, char **argv)
     } else if (RULES_CASE == 2) {
         setenv("OMPI_MCA_coll_loom_rules", world_rank == 0 ? "allreduce:0-inf:@ring"
                                                            : "allreduce:0-inf:@rabenseifner", 1);
-    } else {
+    } else if (RULES_CASE == 3) {
         setenv("OMPI_MCA_coll_loom_rules", "allreduce:0-1K:@rign", 1);
+    } else {
+        setenv("OMPI_MCA_coll_loom_rules", "v2; cost:alpha_ns=2000", 1);
+        setenv("OMPI_MCA_coll_loom_calibrate", "1", 1);
+        setenv("OMPI_MCA_coll_loom_verbose", "info", 1);
     }
     loom_test_capture_start();  /* every rank parses and may complain; rank 0 checks */
     loom_test_init(&argc, &argv, MPI_THREAD_SINGLE);
@@ -190,6 +241,10 @@ int main(int argc, char **argv)
                   "no warning about differing rules in:\n%s", text);
         }
         break;
+    case 4:
+        CHECK(calls == 2, "Loom did not run with calibration (%llu calls)", calls);
+        check_calibration(rank, text);
+        break;
     default:
         CHECK(calls == 2, "Loom did not run on its defaults (%llu calls)", calls);
         if (rank == 0) {
@@ -201,5 +256,6 @@ int main(int argc, char **argv)
     }
     free(text);
     return loom_test_finish(RULES_CASE == 1 ? "mpi_rules_apply"
-                            : RULES_CASE == 2 ? "mpi_rules_mismatch" : "mpi_rules_invalid");
+                            : RULES_CASE == 2 ? "mpi_rules_mismatch"
+                            : RULES_CASE == 3 ? "mpi_rules_invalid" : "mpi_rules_calibrate");
 }
