@@ -4,7 +4,8 @@
  *                 large ones to the ring, every bcast to the chain (the
  *                 model's pick on 3 ranks is binomial), small allgathers to
  *                 Bruck and large ones to the ring, every reduce to
- *                 reduce_scatter_gather and reduce_scatter_block to
+ *                 binomial (the model's pick at 768 KiB is
+ *                 reduce_scatter_gather) and reduce_scatter_block to
  *                 recursive halving: the per-algorithm counters say so, and
  *                 every result is right.
  *   2 (mismatch): rank 0 holds other rules than the rest: Loom steps aside on
@@ -16,6 +17,8 @@
  *                 rank reads the same, plausible constants through MPI_T
  *                 (rank 0's measurement, the line's alpha), rank 0 says
  *                 so, and every result is right.
+ *   5 (calibrate_mismatch): only rank 0 calibrates: Loom steps aside as
+ *                 for differing rules, rank 0 warns, results are right.
  * Every rank's stderr is captured from before MPI_Init to the end of it,
  * and rank 0 checks the messages (run.sh fails a test on Loom warnings it
  * sees).
@@ -28,7 +31,7 @@
 #include <unistd.h>
 
 #ifndef RULES_CASE
-#error "build with -DRULES_CASE=1, 2, 3 or 4"
+#error "build with -DRULES_CASE=1 to 5"
 #endif
 
 static void sum(int count, int rank, int size)
@@ -189,13 +192,15 @@ int main(int argc, char **argv)
         setenv("OMPI_MCA_coll_loom_rules", "v1; allreduce:0-1K:@rabenseifner; "
                "allreduce:1K-inf:@ring:seg=4K; bcast:0-inf:@chain:seg=4K; "
                "allgather:0-32K:@bruck; allgatherv:32K-inf:@ring; "
-               "reduce:0-inf:@reduce_scatter_gather; "
+               "reduce:0-inf:@binomial; "
                "reduce_scatter_block:0-inf:@recursive_halving", 1);
     } else if (RULES_CASE == 2) {
         setenv("OMPI_MCA_coll_loom_rules", world_rank == 0 ? "allreduce:0-inf:@ring"
                                                            : "allreduce:0-inf:@rabenseifner", 1);
     } else if (RULES_CASE == 3) {
         setenv("OMPI_MCA_coll_loom_rules", "allreduce:0-1K:@rign", 1);
+    } else if (RULES_CASE == 5) {
+        setenv("OMPI_MCA_coll_loom_calibrate", world_rank == 0 ? "1" : "0", 1);
     } else {
         setenv("OMPI_MCA_coll_loom_rules", "v2; cost:alpha_ns=2000", 1);
         setenv("OMPI_MCA_coll_loom_calibrate", "1", 1);
@@ -228,7 +233,7 @@ int main(int argc, char **argv)
               "binomial %llu", other[0], other[1]);
         CHECK(other[2] == 1 && other[3] == 1, "allgather rules not followed: bruck %llu, "
               "ring %llu", other[2], other[3]);
-        CHECK(other[4] == 1 && other[5] == 0, "reduce rule not followed: "
+        CHECK(other[4] == 0 && other[5] == 1, "reduce rule not followed: "
               "reduce_scatter_gather %llu, binomial %llu", other[4], other[5]);
         CHECK(other[6] == 1 && other[7] == 0, "reduce_scatter_block rule not followed: "
               "recursive_halving %llu, ring %llu", other[6], other[7]);
@@ -239,6 +244,13 @@ int main(int argc, char **argv)
             CHECK(strstr(text, "holds other selection rules") != NULL &&
                   strstr(text, "MPI_COMM_WORLD") != NULL,
                   "no warning about differing rules in:\n%s", text);
+        }
+        break;
+    case 5:
+        CHECK(calls == 0, "Loom ran %llu calls although only rank 0 calibrates", calls);
+        if (rank == 0) {
+            CHECK(strstr(text, "or coll_loom_calibrate") != NULL,
+                  "no warning about differing calibration in:\n%s", text);
         }
         break;
     case 4:
@@ -257,5 +269,7 @@ int main(int argc, char **argv)
     free(text);
     return loom_test_finish(RULES_CASE == 1 ? "mpi_rules_apply"
                             : RULES_CASE == 2 ? "mpi_rules_mismatch"
-                            : RULES_CASE == 3 ? "mpi_rules_invalid" : "mpi_rules_calibrate");
+                            : RULES_CASE == 3 ? "mpi_rules_invalid"
+                            : RULES_CASE == 4 ? "mpi_rules_calibrate"
+                            : "mpi_rules_calibrate_mismatch");
 }
