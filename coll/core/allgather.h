@@ -45,7 +45,8 @@ typedef struct loom_allgather_choice {
     loom_allgather_alg_t    alg;
     size_t                  seg_bytes;  /* 0: not segmented */
     int                     depth;      /* unused by allgather algorithms: 0 */
-    int                     forced;     /* by a setting, not the cost model */
+    int                     forced;     /* by a setting or a rule, not the cost model */
+    int                     rule;       /* the user rule that decided (rules.h), -1: none */
     double                  cost_s;     /* the model's estimate for alg */
     loom_allgather_alg_t    next_alg;   /* the cheapest other algorithm (AUTO: none) */
     double                  next_cost_s;

@@ -7,9 +7,11 @@
  * algorithm's header, and takes the cheapest.  Its inputs are the total
  * byte count, the rank count and the settings: the same on every rank, so
  * every rank makes the same choice.  A forced algorithm or segment size in
- * the settings overrides the model.
+ * the settings overrides the model, and a user rule (rules.h) overrides
+ * both.
  */
 #include "allgather.h"
+#include "rules.h"
 
 #include <math.h>
 
@@ -55,6 +57,8 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
     };
     loom_allgather_choice_t best = { .next_alg = LOOM_ALLGATHER_AUTO,
                                      .next_cost_s = HUGE_VAL };
+    const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_ALLGATHER,
+                                               total_bytes, p);
     int alg;
 
     if (cfg->allgather_algorithm != LOOM_ALLGATHER_AUTO) {
@@ -69,6 +73,13 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
             }
         }
     }
+    /* A rule is more specific than the settings; "auto" in a rule keeps
+     * the choice so far and may set only the segment. */
+    best.rule = loom_rules_find(cfg->rules, LOOM_COLL_ALLGATHER, total_bytes, p);
+    if (rule != NULL && rule->alg != LOOM_ALLGATHER_AUTO) {
+        best.alg = (loom_allgather_alg_t)rule->alg;
+        best.forced = 1;
+    }
     best.cost_s = cost[best.alg];
     for (alg = LOOM_ALLGATHER_AUTO + 1; alg < LOOM_ALLGATHER_ALG_COUNT; ++alg) {
         if (alg != (int)best.alg && cost[alg] < best.next_cost_s) {
@@ -78,6 +89,9 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
     }
     if (loom_allgather_algorithms[best.alg].segmented && cfg->allgather_segment > 0) {
         best.seg_bytes = cfg->allgather_segment;
+    }
+    if (loom_allgather_algorithms[best.alg].segmented && rule != NULL && rule->seg_bytes > 0) {
+        best.seg_bytes = rule->seg_bytes;
     }
     best.depth = 0;
     *choice_p = best;

@@ -5,10 +5,12 @@
  * file's header and takes the cheapest; the chain also tries several
  * segment sizes.  Inputs: the byte count, the rank count and the
  * settings, equal on every rank, so every rank makes the same choice.  A
- * forced algorithm or segment in the settings overrides the model.
+ * forced algorithm or segment in the settings overrides the model, and a
+ * user rule (rules.h) overrides both.
  */
 #include "bcast.h"
 #include "cost.h"
+#include "rules.h"
 
 #include <math.h>
 
@@ -43,6 +45,7 @@ void loom_bcast_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     loom_cost_pick_t pick = loom_cost_pick_first(LOOM_BCAST_BINOMIAL, 0,
                                                  loom_cost_bcast_binomial(&c, p, n));
     loom_bcast_choice_t best = { .forced = 0 };
+    const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_BCAST, bytes, p);
     size_t i;
 
     if (cfg->bcast_algorithm != LOOM_BCAST_AUTO) {
@@ -57,6 +60,14 @@ void loom_bcast_select(const loom_coll_config_t *cfg, int p, size_t bytes,
                                                           (double)loom_bcast_segments[i]));
         }
     }
+    /* A rule is more specific than the settings; "auto" in a rule keeps
+     * the choice so far and may set only the segment. */
+    best.rule = loom_rules_find(cfg->rules, LOOM_COLL_BCAST, bytes, p);
+    if (rule != NULL && rule->alg != LOOM_BCAST_AUTO) {
+        pick.alg = rule->alg;
+        pick.seg_bytes = 0;
+        best.forced = 1;
+    }
     best.alg = (loom_bcast_alg_t)pick.alg;
     best.seg_bytes = pick.seg_bytes;
     best.cost_s = pick.cost_s;
@@ -68,6 +79,9 @@ void loom_bcast_select(const loom_coll_config_t *cfg, int p, size_t bytes,
         }
         if (cfg->bcast_segment > 0) {
             best.seg_bytes = cfg->bcast_segment;
+        }
+        if (rule != NULL && rule->seg_bytes > 0) {
+            best.seg_bytes = rule->seg_bytes;
         }
     } else {
         best.seg_bytes = 0;

@@ -4,8 +4,10 @@
  *   time = alpha per message + beta per byte moved + gamma per byte reduced
  *
  * alpha, 1/beta and 1/gamma come from the settings (cost_alpha_ns,
- * cost_bandwidth_mbs, cost_reduce_mbs), equal on every rank, so every
- * rank prices every candidate the same and makes the same choice.  Each
+ * cost_bandwidth_mbs, cost_reduce_mbs), which a rules text's cost: line
+ * or the start-up calibration from rank 0 may replace (docs/rules.md);
+ * they are equal on every rank, so every rank prices every candidate the
+ * same and makes the same choice.  Each
  * algorithm's own formula sits next to its selection, with the picture in
  * the algorithm's file.
  */

@@ -29,7 +29,9 @@ static void loom_reduce_explain(loom_team_t *team, size_t bytes,
         !loom_team_first_in_class_of(&team->explained_reduce, bytes)) {
         return;
     }
-    if (ch->forced) {
+    if (ch->rule >= 0) {
+        snprintf(why, sizeof(why), "user rule %d of coll_loom_rules", ch->rule + 1);
+    } else if (ch->forced) {
         snprintf(why, sizeof(why), "forced by reduce_algorithm");
     } else if (ch->next_alg == LOOM_REDUCE_AUTO) {
         snprintf(why, sizeof(why), "cost model: %.1f us, the only candidate",

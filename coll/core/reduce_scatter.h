@@ -48,7 +48,8 @@ typedef struct loom_reduce_scatter_choice {
     loom_reduce_scatter_alg_t   alg;
     size_t                      seg_bytes;  /* 0: not segmented */
     int                         depth;
-    int                         forced;     /* by a setting, not the cost model */
+    int                         forced;     /* by a setting or a rule, not the cost model */
+    int                         rule;       /* the user rule that decided (rules.h), -1: none */
     double                      cost_s;     /* the model's estimate for alg */
     loom_reduce_scatter_alg_t   next_alg;   /* the cheapest other algorithm (AUTO: none) */
     double                      next_cost_s;

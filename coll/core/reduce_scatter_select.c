@@ -7,10 +7,12 @@
  * cheapest.  Its inputs are the total input bytes, the rank count, whether
  * the op commutes and the settings: the same on every rank, so every rank
  * makes the same choice.  A forced algorithm or segment size overrides the
- * model, except that a non-commutative op always goes to recursive
- * halving, the algorithm that reduces in rank order.
+ * model, and a user rule (rules.h) overrides both, except that a
+ * non-commutative op always goes to recursive halving, the algorithm that
+ * reduces in rank order.
  */
 #include "reduce_scatter.h"
+#include "rules.h"
 
 #include <math.h>
 
@@ -79,6 +81,8 @@ void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t tot
     size_t i, ring_seg = 0;
     loom_reduce_scatter_choice_t best = { .next_alg = LOOM_REDUCE_SCATTER_AUTO,
                                           .next_cost_s = HUGE_VAL };
+    const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_REDUCE_SCATTER,
+                                               total_bytes, p);
 
     /* The ring's best segment size (0: whole blocks). */
     if (commutative) {
@@ -100,6 +104,12 @@ void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t tot
     } else {
         best.alg = ring < halving ? LOOM_REDUCE_SCATTER_RING : LOOM_REDUCE_SCATTER_HALVING;
     }
+    best.rule = loom_rules_find(cfg->rules, LOOM_COLL_REDUCE_SCATTER, total_bytes, p);
+    if (rule != NULL && rule->alg != LOOM_REDUCE_SCATTER_AUTO &&
+        (commutative || loom_reduce_scatter_algorithms[rule->alg].noncommutative)) {
+        best.alg = (loom_reduce_scatter_alg_t)rule->alg;
+        best.forced = 1;
+    }
     if (best.alg == LOOM_REDUCE_SCATTER_RING) {
         best.cost_s = ring < HUGE_VAL ? ring : loom_rs_cost_ring(&c, p, n, 0);
         best.seg_bytes = ring_seg;
@@ -114,6 +124,10 @@ void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t tot
     }
     if (loom_reduce_scatter_algorithms[best.alg].segmented && cfg->reduce_scatter_segment > 0) {
         best.seg_bytes = cfg->reduce_scatter_segment;
+    }
+    if (loom_reduce_scatter_algorithms[best.alg].segmented && rule != NULL &&
+        rule->seg_bytes > 0) {
+        best.seg_bytes = rule->seg_bytes;
     }
     best.depth = loom_reduce_scatter_algorithms[best.alg].segmented ? LOOM_RS_SELECT_DEPTH : 0;
     *choice_p = best;

@@ -6,11 +6,12 @@
  * count, whether the op commutes and the settings, equal on every rank,
  * so every rank makes the same choice; the root is not an input, so a
  * non-commutative op is always priced with the extra hop it may need.
- * Every reduce algorithm keeps rank order, so a forced one is always
- * taken as given.
+ * Every reduce algorithm keeps rank order, so a forced one (by a setting
+ * or, ahead of it, a user rule) is always taken as given.
  */
 #include "reduce.h"
 #include "cost.h"
+#include "rules.h"
 
 static double loom_cost_reduce_binomial(const loom_cost_t *c, int p, double n,
                                         int commutative)
@@ -39,6 +40,7 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     loom_cost_pick_t pick = loom_cost_pick_first(
         LOOM_REDUCE_BINOMIAL, 0, loom_cost_reduce_binomial(&c, p, n, commutative));
     loom_reduce_choice_t best = { .forced = 0 };
+    const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_REDUCE, bytes, p);
 
     if (cfg->reduce_algorithm != LOOM_REDUCE_AUTO) {
         pick.alg = cfg->reduce_algorithm;
@@ -47,11 +49,19 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
         loom_cost_pick_consider(&pick, LOOM_REDUCE_SCATTER_GATHER, 0,
                                 loom_cost_reduce_scatter_gather(&c, p, n, commutative));
     }
+    best.rule = loom_rules_find(cfg->rules, LOOM_COLL_REDUCE, bytes, p);
+    if (rule != NULL && rule->alg != LOOM_REDUCE_AUTO) {
+        pick.alg = rule->alg;
+        best.forced = 1;
+    }
     best.alg = (loom_reduce_alg_t)pick.alg;
     best.cost_s = pick.cost_s;
     best.next_alg = (loom_reduce_alg_t)pick.next_alg;
     best.next_cost_s = pick.next_cost_s;
     best.seg_bytes = loom_reduce_algorithms[best.alg].segmented ? cfg->reduce_segment : 0;
+    if (rule != NULL && rule->seg_bytes > 0 && loom_reduce_algorithms[best.alg].segmented) {
+        best.seg_bytes = rule->seg_bytes;
+    }
     best.depth = 0;
     *choice_p = best;
 }

@@ -1,5 +1,10 @@
 #include "rules.h"
+#include "allgather.h"
 #include "allreduce.h"
+#include "bcast.h"
+#include "coll_config.h"
+#include "reduce.h"
+#include "reduce_scatter.h"
 #include "common/log.h"
 
 #include <ctype.h>
@@ -10,20 +15,42 @@
 #include <string.h>
 #include <xxhash.h>
 
-/* Collective names rules accept, and each one's algorithm names. */
-static const char *const loom_coll_names[LOOM_COLL_KIND_COUNT + 1] = {
-    [LOOM_COLL_ALLREDUCE] = "allreduce",
-    [LOOM_COLL_KIND_COUNT] = NULL,
+#define LOOM_RULES_VERSION_LATEST 2
+
+/* The words a line may start with, and the collective each names: the v
+ * variants share their collective's selection, so they share its rules.
+ * "cost" (v2) starts a line of cost constants. */
+static const char *const loom_line_words[] = {
+    "allreduce", "bcast", "reduce", "allgather", "allgatherv", "reduce_scatter",
+    "reduce_scatter_block", "cost", NULL,
+};
+#define LOOM_WORD_COST 7
+
+static const loom_coll_kind_t loom_line_kind[] = {
+    LOOM_COLL_ALLREDUCE, LOOM_COLL_BCAST, LOOM_COLL_REDUCE, LOOM_COLL_ALLGATHER,
+    LOOM_COLL_ALLGATHER, LOOM_COLL_REDUCE_SCATTER, LOOM_COLL_REDUCE_SCATTER,
 };
 
+/* Each collective's algorithm names, "auto" first. */
 static const char *const *const loom_coll_algs[LOOM_COLL_KIND_COUNT] = {
     [LOOM_COLL_ALLREDUCE] = loom_allreduce_alg_names,
+    [LOOM_COLL_BCAST] = loom_bcast_alg_names,
+    [LOOM_COLL_REDUCE] = loom_reduce_alg_names,
+    [LOOM_COLL_ALLGATHER] = loom_allgather_alg_names,
+    [LOOM_COLL_REDUCE_SCATTER] = loom_reduce_scatter_alg_names,
 };
+
+/* Cost constants: names as in the coll_loom_cost_<name> settings, with
+ * the same bounds. */
+static const char *const loom_cost_words[] = { "alpha_ns", "bandwidth_mbs", "reduce_mbs", NULL };
+static const int loom_cost_min[] = { 0, 1, 1 };
+#define LOOM_COST_MAX 100000000
 
 typedef struct loom_cursor {
     const char  *text, *p;
     const char  *origin;
     int         by_line;    /* report line:column (files) or a position */
+    int         version;    /* of the grammar the text declares */
 } loom_cursor_t;
 
 static void loom_skip_blanks(loom_cursor_t *c)
@@ -144,18 +171,55 @@ static int loom_expect_number(loom_cursor_t *c, int allow_inf, unsigned long lon
     return 1;
 }
 
-static loom_status_t loom_parse_rule(loom_cursor_t *c, loom_rule_t *rule)
+/* cost:name=value{:name=value}, after the word "cost".  Each constant
+ * at most once, so that a text never says two things. */
+static loom_status_t loom_parse_cost(loom_cursor_t *c, loom_rules_cost_t *cost)
+{
+    int *field[] = { &cost->alpha_ns, &cost->bandwidth_mbs, &cost->reduce_mbs };
+    unsigned long long v;
+    const char *start;
+    char *end;
+    int k;
+
+    if (!loom_accept(c, ":")) {
+        return loom_rules_error(c, "':' after cost", NULL);
+    }
+    do {
+        loom_skip_blanks(c);
+        start = c->p;
+        if (!loom_expect_word(c, loom_cost_words, &k)) {
+            return loom_rules_error(c, "a cost constant", loom_cost_words);
+        }
+        if (*field[k] >= 0) {
+            c->p = start;
+            return loom_rules_error(c, "each cost constant once", NULL);
+        }
+        if (!loom_accept(c, "=")) {
+            return loom_rules_error(c, "'=' after the constant's name", NULL);
+        }
+        loom_skip_blanks(c);
+        errno = 0;
+        v = isdigit((unsigned char)*c->p) ? strtoull(c->p, &end, 10) : ULLONG_MAX;
+        if (v == ULLONG_MAX || errno != 0 || v < (unsigned long long)loom_cost_min[k] ||
+            v > LOOM_COST_MAX || isalnum((unsigned char)*end)) {
+            return loom_rules_error(c, k == 0 ? "a whole number of nanoseconds, 0 to 100000000"
+                                              : "a whole number of MB/s, 1 to 100000000", NULL);
+        }
+        c->p = end;
+        *field[k] = (int)v;
+    } while (loom_accept(c, ":"));
+    return LOOM_OK;
+}
+
+static loom_status_t loom_parse_rule(loom_cursor_t *c, int word, loom_rule_t *rule)
 {
     static const char *const np_word[] = { "np=", NULL };
     unsigned long long lo, hi;
     const char *start;
-    int coll, alg;
+    int alg;
 
     *rule = (loom_rule_t){ .max_bytes = SIZE_MAX, .min_ranks = 1, .max_ranks = INT_MAX };
-    if (!loom_expect_word(c, loom_coll_names, &coll)) {
-        return loom_rules_error(c, "a collective", loom_coll_names);
-    }
-    rule->coll = (loom_coll_kind_t)coll;
+    rule->coll = loom_line_kind[word];
     if (!loom_accept(c, ":")) {
         return loom_rules_error(c, "':' after the collective", NULL);
     }
@@ -206,8 +270,9 @@ static loom_status_t loom_parse_rule(loom_cursor_t *c, loom_rule_t *rule)
     return LOOM_OK;
 }
 
-/* A hash of what the rules mean: the same rules written differently
- * (blanks, comments, 64K or 65536) hash alike. */
+/* A hash of what the rules and constants mean: the same rules written
+ * differently (blanks, comments, 64K or 65536, allgatherv for allgather)
+ * hash alike. */
 static uint64_t loom_rules_hash(const loom_rules_t *rules)
 {
     XXH3_state_t *state = XXH3_createState();
@@ -218,6 +283,10 @@ static uint64_t loom_rules_hash(const loom_rules_t *rules)
         return 0;
     }
     XXH3_64bits_reset(state);
+    field[0] = (uint64_t)(int64_t)rules->cost.alpha_ns;
+    field[1] = (uint64_t)(int64_t)rules->cost.bandwidth_mbs;
+    field[2] = (uint64_t)(int64_t)rules->cost.reduce_mbs;
+    XXH3_64bits_update(state, field, 3 * sizeof(field[0]));
     for (i = 0; i < rules->count; ++i) {
         field[0] = rules->rule[i].coll;
         field[1] = rules->rule[i].min_bytes;
@@ -236,27 +305,30 @@ static uint64_t loom_rules_hash(const loom_rules_t *rules)
 loom_status_t loom_rules_parse(const char *text, const char *origin, loom_rules_t **rules_p)
 {
     loom_cursor_t c = { .text = text, .p = text, .origin = origin,
-                        .by_line = strchr(text, '\n') != NULL };
+                        .by_line = strchr(text, '\n') != NULL,
+                        .version = LOOM_RULES_VERSION_LATEST };
     loom_rules_t *rules = calloc(1, sizeof(*rules));
     loom_status_t status = LOOM_OK;
     loom_rule_t *grown;
-    int capacity = 0;
+    int capacity = 0, word;
 
     if (rules == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
+    rules->cost = (loom_rules_cost_t){ .alpha_ns = -1, .bandwidth_mbs = -1, .reduce_mbs = -1 };
     loom_skip_blanks(&c);
     while (*c.p == '\n' || *c.p == ';') {
         ++c.p;
         loom_skip_blanks(&c);
     }
     if (strncmp(c.p, "v", 1) == 0 && isdigit((unsigned char)c.p[1])) {
-        if (!loom_accept(&c, "v1") || isalnum((unsigned char)*c.p)) {
-            static const char *const versions[] = { "v1", NULL };
+        static const char *const versions[] = { "v1", "v2", NULL };
 
+        if (!loom_expect_word(&c, versions, &c.version)) {
             status = loom_rules_error(&c, "a grammar version Loom knows", versions);
             goto fail;
         }
+        ++c.version;
     }
     for (;;) {
         loom_skip_blanks(&c);
@@ -267,6 +339,24 @@ loom_status_t loom_rules_parse(const char *text, const char *origin, loom_rules_
         if (*c.p == '\0') {
             break;
         }
+        if (!loom_expect_word(&c, loom_line_words, &word)) {
+            status = loom_rules_error(&c, c.version >= 2 ? "a collective or cost"
+                                                         : "a collective", loom_line_words);
+            goto fail;
+        }
+        if (word == LOOM_WORD_COST) {
+            if (c.version < 2) {
+                c.p -= strlen("cost");
+                status = loom_rules_error(&c, "a collective (cost constants need the v2 "
+                                          "header)", loom_line_words);
+                goto fail;
+            }
+            status = loom_parse_cost(&c, &rules->cost);
+            if (status != LOOM_OK) {
+                goto fail;
+            }
+            goto next_line;
+        }
         if (rules->count == capacity) {
             capacity = capacity ? 2 * capacity : 8;
             grown = realloc(rules->rule, sizeof(*grown) * (size_t)capacity);
@@ -276,14 +366,15 @@ loom_status_t loom_rules_parse(const char *text, const char *origin, loom_rules_
             }
             rules->rule = grown;
         }
-        status = loom_parse_rule(&c, &rules->rule[rules->count]);
+        status = loom_parse_rule(&c, word, &rules->rule[rules->count]);
         if (status != LOOM_OK) {
             goto fail;
         }
         ++rules->count;
+next_line:
         loom_skip_blanks(&c);
         if (*c.p != '\0' && *c.p != '\n' && *c.p != ';') {
-            status = loom_rules_error(&c, "';' or a new line between rules", NULL);
+            status = loom_rules_error(&c, "';' or a new line between lines", NULL);
             goto fail;
         }
     }
@@ -350,4 +441,27 @@ const loom_rule_t *loom_rules_match(const loom_rules_t *rules, loom_coll_kind_t 
         }
     }
     return NULL;
+}
+
+int loom_rules_find(const loom_rules_t *rules, loom_coll_kind_t coll, size_t bytes, int p)
+{
+    const loom_rule_t *rule = loom_rules_match(rules, coll, bytes, p);
+
+    return rule != NULL ? (int)(rule - rules->rule) : -1;
+}
+
+void loom_rules_apply_cost(const loom_rules_t *rules, struct loom_coll_config *cfg)
+{
+    if (rules == NULL) {
+        return;
+    }
+    if (rules->cost.alpha_ns >= 0) {
+        cfg->cost_alpha_ns = rules->cost.alpha_ns;
+    }
+    if (rules->cost.bandwidth_mbs >= 0) {
+        cfg->cost_bandwidth_mbs = rules->cost.bandwidth_mbs;
+    }
+    if (rules->cost.reduce_mbs >= 0) {
+        cfg->cost_reduce_mbs = rules->cost.reduce_mbs;
+    }
 }

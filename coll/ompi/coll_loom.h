@@ -53,6 +53,7 @@ typedef struct mca_coll_loom_component {
     char                *rules_text;    /* MCA coll_loom_rules */
     char                *rules_file;    /* MCA coll_loom_rules_file */
     struct loom_rules   *rules;         /* parsed; NULL = none or invalid */
+    bool                calibrate;      /* MCA coll_loom_calibrate: adopt rank 0's measurement */
     int                 world_size;
 
     /* MPI_T: the control variable coll_loom_enable and the counters */

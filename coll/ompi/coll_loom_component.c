@@ -5,10 +5,13 @@
  * so the worker address is published earlier, when the component opens
  * (during MPI_Init, before the fence), as pml/ucx does in its init.  Peers
  * read it from the modex when they first talk to this process: creating a
- * communicator never communicates.
+ * communicator never communicates.  The same blob carries the hash of the
+ * selection rules and, from world rank 0, the optional calibration of the
+ * cost model, which every rank adopts after the fence (docs/rules.md).
  */
 #include "coll_loom.h"
 
+#include "coll/core/calibrate.h"
 #include "coll/core/rules.h"
 
 #include "common/log.h"
@@ -112,7 +115,7 @@ static int loom_register(void)
     c->rules_text = NULL;
     (void)mca_base_component_var_register(
         &c->super.collm_version, "rules",
-        "Selection rules, grammar v1 (docs/rules.md), e.g. "
+        "Selection rules and cost constants, grammar v2 (docs/rules.md), e.g. "
         "\"allreduce:0-64K:@recursive_doubling;allreduce:64K-inf:np=2-8:@ring:seg=256K\"; "
         "must be the same on every rank",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
@@ -120,9 +123,19 @@ static int loom_register(void)
     c->rules_file = NULL;
     (void)mca_base_component_var_register(
         &c->super.collm_version, "rules_file",
-        "A tuning file of selection rules, one per line, grammar v1 (docs/rules.md)",
+        "A tuning file of selection rules and cost constants, one per line, grammar v2 "
+        "(docs/rules.md)",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &c->rules_file);
+    c->calibrate = false;
+    (void)mca_base_component_var_register(
+        &c->super.collm_version, "calibrate",
+        "Measure the cost model's bandwidth (memcpy) and reduce rate (Loom's double "
+        "sum) on world rank 0 in MPI_Init, and have every rank use rank 0's values, "
+        "which then show in coll_loom_cost_bandwidth_mbs and coll_loom_cost_reduce_mbs; "
+        "must be the same on every rank",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &c->calibrate);
 
     if (loom_coll_config_init(&c->config) != LOOM_OK) {
         return OMPI_ERROR;
@@ -141,9 +154,21 @@ static int loom_progress(void)
     return tr->ops->progress(tr) + mca_coll_loom_progress_requests();
 }
 
-/* What each process publishes in the modex at open: the hash of its
- * selection rules (every rank must hold the same), then its UCX address. */
-#define LOOM_MODEX_HASH_BYTES sizeof(uint64_t)
+/* What each process publishes in the modex at open, ahead of its UCX
+ * address.  The hash covers the selection rules, their constants and
+ * whether the process calibrates: every rank must hold the same.  Only
+ * world rank 0's calibration is read; 0 there: none. */
+typedef struct loom_modex_head {
+    uint64_t    hash;
+    int32_t     calib_bandwidth_mbs;
+    int32_t     calib_reduce_mbs;
+} loom_modex_head_t;
+
+#define LOOM_MODEX_HEAD_BYTES sizeof(loom_modex_head_t)
+
+/* Folded into the hash when the process calibrates, so that ranks that
+ * differ in coll_loom_calibrate differ in hash. */
+#define LOOM_MODEX_CALIBRATE_MARK UINT64_C(0x6c6f6f6d63616c69)
 
 static int loom_modex_blob(int peer, unsigned char **blob_p, size_t *len_p)
 {
@@ -155,7 +180,7 @@ static int loom_modex_blob(int peer, unsigned char **blob_p, size_t *len_p)
     *len_p = 0;
     OPAL_MODEX_RECV(ret, &mca_coll_loom_component.super.collm_version, &name,
                     (void **)blob_p, len_p);
-    if (ret != OPAL_SUCCESS || *blob_p == NULL || *len_p <= LOOM_MODEX_HASH_BYTES) {
+    if (ret != OPAL_SUCCESS || *blob_p == NULL || *len_p <= LOOM_MODEX_HEAD_BYTES) {
         free(*blob_p);
         return OPAL_ERR_NOT_FOUND;
     }
@@ -174,15 +199,15 @@ static loom_status_t loom_modex_address(void *ctx, int peer, void **addr_p,
     if (loom_modex_blob(peer, &blob, &len) != OPAL_SUCCESS) {
         return LOOM_ERR_NOT_FOUND;
     }
-    addr = malloc(len - LOOM_MODEX_HASH_BYTES);
+    addr = malloc(len - LOOM_MODEX_HEAD_BYTES);
     if (addr == NULL) {
         free(blob);
         return LOOM_ERR_NO_MEMORY;
     }
-    memcpy(addr, blob + LOOM_MODEX_HASH_BYTES, len - LOOM_MODEX_HASH_BYTES);
+    memcpy(addr, blob + LOOM_MODEX_HEAD_BYTES, len - LOOM_MODEX_HEAD_BYTES);
     free(blob);
     *addr_p = addr;
-    *len_p = len - LOOM_MODEX_HASH_BYTES;
+    *len_p = len - LOOM_MODEX_HEAD_BYTES;
     return LOOM_OK;
 }
 
@@ -204,18 +229,46 @@ static void loom_load_rules(mca_coll_loom_component_t *c)
     }
     c->config.rules = c->rules;
     if (c->rules != NULL) {
-        loom_info("coll", "%d selection rules loaded (hash %016llx)", c->rules->count,
-                  (unsigned long long)c->rules->hash);
+        /* The text's constants replace the coll_loom_cost_* settings in
+         * place, so those variables show what the model uses. */
+        loom_rules_apply_cost(c->rules, &c->config);
+        loom_info("coll", "%d selection rules loaded (hash %016llx); cost model: alpha %d ns, "
+                  "bandwidth %d MB/s, reduce %d MB/s", c->rules->count,
+                  (unsigned long long)c->rules->hash, c->config.cost_alpha_ns,
+                  c->config.cost_bandwidth_mbs, c->config.cost_reduce_mbs);
+    }
+}
+
+/* The head this process publishes; world rank 0 measures here, before
+ * the fence, so that its numbers travel with the fence's exchange and no
+ * rank has to communicate for them. */
+static void loom_modex_head(mca_coll_loom_component_t *c, loom_modex_head_t *head)
+{
+    loom_calibration_t calib;
+
+    memset(head, 0, sizeof(*head));
+    head->hash = c->rules != NULL ? c->rules->hash : 0;
+    if (!c->calibrate) {
+        return;
+    }
+    head->hash ^= LOOM_MODEX_CALIBRATE_MARK;
+    if (OMPI_PROC_MY_NAME->vpid == 0) {
+        if (loom_calibrate_measure(&calib) == LOOM_OK) {
+            head->calib_bandwidth_mbs = calib.bandwidth_mbs;
+            head->calib_reduce_mbs = calib.reduce_mbs;
+        } else {
+            loom_warn("coll", "calibration failed: every rank keeps the cost settings");
+        }
     }
 }
 
 static int loom_open(void)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    loom_modex_head_t head;
     loom_ucx_params_t params;
     unsigned char *blob;
     const void *addr;
-    uint64_t hash;
     char prefix[32];
     size_t len;
     int ret;
@@ -240,17 +293,17 @@ static int loom_open(void)
     }
     loom_load_rules(c);
     loom_ucx_address(c->ucx, &addr, &len);
-    blob = malloc(LOOM_MODEX_HASH_BYTES + len);
+    blob = malloc(LOOM_MODEX_HEAD_BYTES + len);
     if (blob == NULL) {
         loom_ucx_destroy(c->ucx);
         c->ucx = NULL;
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    hash = c->rules != NULL ? c->rules->hash : 0;
-    memcpy(blob, &hash, LOOM_MODEX_HASH_BYTES);
-    memcpy(blob + LOOM_MODEX_HASH_BYTES, addr, len);
+    loom_modex_head(c, &head);
+    memcpy(blob, &head, LOOM_MODEX_HEAD_BYTES);
+    memcpy(blob + LOOM_MODEX_HEAD_BYTES, addr, len);
     OPAL_MODEX_SEND(ret, OPAL_PMIX_GLOBAL, &c->super.collm_version, blob,
-                    LOOM_MODEX_HASH_BYTES + len);
+                    LOOM_MODEX_HEAD_BYTES + len);
     free(blob);
     if (ret != OPAL_SUCCESS) {
         loom_warn("coll", "cannot publish the ucx address (%d): Loom steps aside", ret);
@@ -326,11 +379,30 @@ static int loom_compute_node_keys(mca_coll_loom_component_t *c)
     return OMPI_SUCCESS;
 }
 
-/* Every world rank's rules hash (0: no rules), read once from the modex
- * after the fence, so that communicator creation compares without
- * communicating. */
+/* Every rank that calibrates takes world rank 0's numbers, so that all
+ * price alike; rank 0 without numbers leaves everyone on the settings. */
+static void loom_adopt_calibration(mca_coll_loom_component_t *c, const loom_modex_head_t *head0)
+{
+    if (!c->calibrate || head0->calib_bandwidth_mbs <= 0 || head0->calib_reduce_mbs <= 0) {
+        return;
+    }
+    c->config.cost_bandwidth_mbs = head0->calib_bandwidth_mbs;
+    c->config.cost_reduce_mbs = head0->calib_reduce_mbs;
+    if (OMPI_PROC_MY_NAME->vpid == 0) {
+        loom_info("coll", "cost model calibrated on world rank 0, used by every rank: "
+                  "bandwidth %d MB/s (memcpy), reduce %d MB/s (double sum), alpha %d ns "
+                  "(not measured: coll_loom_cost_alpha_ns or a cost: line)",
+                  c->config.cost_bandwidth_mbs, c->config.cost_reduce_mbs,
+                  c->config.cost_alpha_ns);
+    }
+}
+
+/* Every world rank's hash (0: no rules, no calibration), read once from
+ * the modex after the fence, so that communicator creation compares
+ * without communicating; and rank 0's calibration. */
 static int loom_collect_rules_hashes(mca_coll_loom_component_t *c)
 {
+    loom_modex_head_t head;
     unsigned char *blob;
     size_t len;
     int i;
@@ -341,8 +413,12 @@ static int loom_collect_rules_hashes(mca_coll_loom_component_t *c)
     }
     for (i = 0; i < c->world_size; ++i) {
         if (loom_modex_blob(i, &blob, &len) == OPAL_SUCCESS) {
-            memcpy(&c->rules_hashes[i], blob, LOOM_MODEX_HASH_BYTES);
+            memcpy(&head, blob, LOOM_MODEX_HEAD_BYTES);
             free(blob);
+            c->rules_hashes[i] = head.hash;
+            if (i == 0) {
+                loom_adopt_calibration(c, &head);
+            }
         } else {
             c->rules_hashes[i] = UINT64_MAX;  /* unknown: never equal to ours */
         }

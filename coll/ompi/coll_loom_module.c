@@ -178,8 +178,8 @@ static bool loom_comm_rules_agree(ompi_communicator_t *comm)
         if (c->rules_hashes[vpid] != c->rules_hashes[mine]) {
             if (ompi_comm_rank(comm) == 0) {
                 loom_warn("coll", "communicator %s: world rank %d holds other selection "
-                          "rules (hash %016llx) than world rank %d (%016llx); Loom steps "
-                          "aside on this communicator", comm->c_name, vpid,
+                          "rules or coll_loom_calibrate (hash %016llx) than world rank %d "
+                          "(%016llx); Loom steps aside on this communicator", comm->c_name, vpid,
                           (unsigned long long)c->rules_hashes[vpid], mine,
                           (unsigned long long)c->rules_hashes[mine]);
             }

@@ -233,7 +233,7 @@ START_TEST(test_plan_auto)
     size_t k;
     int p;
 
-    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &g_cfg), LOOM_OK);
+    ck_assert_int_eq(loom_coll_config_init(&g_cfg), LOOM_OK);
     for (k = 0; k < sizeof(counts) / sizeof(counts[0]); ++k) {
         for (p = 1; p <= 9; p += 4) {
             run_all_shapes(LOOM_ALLGATHER_AUTO, p, counts[k], 8, 0, 80 + (unsigned)k);
@@ -296,7 +296,7 @@ START_TEST(test_select)
     size_t bytes;
     int p;
 
-    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &cfg), LOOM_OK);
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
     ck_assert_int_eq(cfg.allgather_algorithm, LOOM_ALLGATHER_AUTO);
     ck_assert_uint_eq(cfg.allgather_segment, 0);
     /* Small: the log-step algorithm; large: the ring. */
@@ -349,7 +349,7 @@ START_TEST(test_names_and_config)
         ck_assert_str_eq(loom_allgather_alg_names[i], loom_allgather_algorithms[i].name);
     }
     ck_assert_ptr_null(loom_allgather_alg_names[LOOM_ALLGATHER_ALG_COUNT]);
-    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &cfg), LOOM_OK);
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "allgather_algorithm",
                                      "ring"), LOOM_OK);
     ck_assert_int_eq(cfg.allgather_algorithm, LOOM_ALLGATHER_RING);
@@ -370,7 +370,7 @@ START_TEST(test_plan_rejects_bad_algorithm)
     loom_sched_t *sched = NULL;
     harness_t h;
 
-    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &cfg), LOOM_OK);
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
     harness_init(&h, 2);
     cfg.allgather_algorithm = LOOM_ALLGATHER_ALG_COUNT;
     loom_log_set_level((loom_log_level_t)-1);

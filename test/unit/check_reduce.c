@@ -180,7 +180,7 @@ static loom_coll_config_t default_config(void)
 {
     loom_coll_config_t cfg;
 
-    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &cfg), LOOM_OK);
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
     return cfg;
 }
 

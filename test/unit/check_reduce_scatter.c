@@ -262,7 +262,7 @@ START_TEST(test_plan_auto)
     size_t k;
     int p;
 
-    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &g_cfg), LOOM_OK);
+    ck_assert_int_eq(loom_coll_config_init(&g_cfg), LOOM_OK);
     for (k = 0; k < sizeof(counts) / sizeof(counts[0]); ++k) {
         for (p = 1; p <= 9; p += 4) {
             run_all(LOOM_REDUCE_SCATTER_AUTO, p, counts[k], 0, 0, 80 + (unsigned)k);
@@ -341,7 +341,7 @@ START_TEST(test_select)
     size_t bytes;
     int p, comm;
 
-    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &cfg), LOOM_OK);
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
     ck_assert_int_eq(cfg.reduce_scatter_algorithm, LOOM_REDUCE_SCATTER_AUTO);
     ck_assert_uint_eq(cfg.reduce_scatter_segment, 0);
     /* (At 2, 3 and 5 ranks the ring takes no more rounds than halving with
@@ -401,7 +401,7 @@ START_TEST(test_names_and_config)
                          loom_reduce_scatter_algorithms[i].name);
     }
     ck_assert_ptr_null(loom_reduce_scatter_alg_names[LOOM_REDUCE_SCATTER_ALG_COUNT]);
-    ck_assert_int_eq(loom_config_set_defaults(loom_coll_config_table, &cfg), LOOM_OK);
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "reduce_scatter_algorithm",
                                      "recursive_halving"), LOOM_OK);
     ck_assert_int_eq(cfg.reduce_scatter_algorithm, LOOM_REDUCE_SCATTER_HALVING);
