@@ -46,4 +46,9 @@ int loom_ckpt_step_path(const loom_ckpt_t *ckpt, uint64_t step,
 loom_status_t loom_ckpt_read_commit(const loom_ckpt_t *ckpt, uint64_t step,
                                     uint64_t *nranks_p, uint64_t *chunk_size_p);
 
+/* The nranks manifests of a committed step, checked to belong to it. */
+loom_status_t loom_ckpt_read_manifests(const loom_ckpt_t *ckpt, uint64_t step,
+                                       uint64_t nranks, uint64_t chunk_size,
+                                       loom_ckpt_manifest_t *ms);
+
 #endif

@@ -18,9 +18,9 @@
 #include "ckpt/chunks.h"
 #include "common/log.h"
 
-static loom_status_t read_manifests(loom_ckpt_t *ckpt, uint64_t step,
-                                    uint64_t nranks, uint64_t chunk_size,
-                                    loom_ckpt_manifest_t *ms)
+loom_status_t loom_ckpt_read_manifests(const loom_ckpt_t *ckpt, uint64_t step,
+                                       uint64_t nranks, uint64_t chunk_size,
+                                       loom_ckpt_manifest_t *ms)
 {
     for (uint64_t r = 0; r < nranks; r++) {
         char name[64], path[4096];
@@ -241,7 +241,7 @@ loom_status_t loom_ckpt_restore(loom_ckpt_t *ckpt, uint64_t step,
     loom_ckpt_manifest_t *ms = NULL;
     if (st == LOOM_OK) {
         ms = calloc(nranks, sizeof(*ms));
-        st = ms != NULL ? read_manifests(ckpt, step, nranks, chunk_size, ms)
+        st = ms != NULL ? loom_ckpt_read_manifests(ckpt, step, nranks, chunk_size, ms)
                         : LOOM_ERR_NO_MEMORY;
     }
     for (size_t i = 0; st == LOOM_OK && i < ckpt->nregions; i++) {
