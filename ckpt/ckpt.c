@@ -1,0 +1,451 @@
+/*
+ * Opening a checkpoint directory, registering regions, saving a step and
+ * committing it, listing the committed steps.
+ *
+ * A save, on every rank: store the chunks that changed since the last
+ * committed save (replicated regions: each chunk by one rank only, chunk
+ * index modulo ranks), write the rank's manifest durably, agree; then rank
+ * 0 writes the commit record durably, and the ranks agree once more so
+ * that every rank returns the same verdict.
+ */
+#include "ckpt/context.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckpt/chunks.h"
+#include "common/log.h"
+
+#define DEFAULT_CHUNK_SIZE (1u << 20)
+#define STEP_PREFIX "step-"
+#define COMMIT_NAME "COMMIT"
+
+int loom_ckpt_agree(loom_ckpt_t *ckpt, int ok)
+{
+    if (!ckpt->coordinated) {
+        return ok;
+    }
+    uint64_t v = ok ? 1 : 0;
+    if (ckpt->coord.min_u64(ckpt->coord.ctx, &v) != 0) {
+        loom_error("ckpt", "the ranks could not agree (coordination failed)");
+        return 0;
+    }
+    return v == 1;
+}
+
+int loom_ckpt_step_path(const loom_ckpt_t *ckpt, uint64_t step,
+                        const char *name, char *path, size_t size)
+{
+    int n = name ? snprintf(path, size, "%s/" STEP_PREFIX "%020" PRIu64 "/%s",
+                            ckpt->dir, step, name)
+                 : snprintf(path, size, "%s/" STEP_PREFIX "%020" PRIu64,
+                            ckpt->dir, step);
+    return n >= 0 && (size_t)n < size ? 0 : -1;
+}
+
+loom_status_t loom_ckpt_read_commit(const loom_ckpt_t *ckpt, uint64_t step,
+                                    uint64_t *nranks_p, uint64_t *chunk_size_p)
+{
+    char path[4096];
+    if (loom_ckpt_step_path(ckpt, step, COMMIT_NAME, path, sizeof(path)) != 0) {
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    void *text;
+    size_t len;
+    int rc = ckpt->io->read_all(ckpt->io->ctx, path, &text, &len);
+    if (rc == -ENOENT) {
+        return LOOM_ERR_NOT_FOUND;
+    }
+    if (rc != 0) {
+        loom_error("ckpt", "cannot read %s: %s", path, strerror(-rc));
+        return LOOM_ERR_IO;
+    }
+    uint64_t got_step;
+    loom_status_t st = loom_ckpt_commit_parse(text, len, path, &got_step,
+                                              nranks_p, chunk_size_p);
+    free(text);
+    if (st == LOOM_OK && got_step != step) {
+        loom_error("ckpt", "%s records step %" PRIu64 ", not %" PRIu64, path,
+                   got_step, step);
+        st = LOOM_ERR_IO;
+    }
+    return st;
+}
+
+/* LOOM_CKPT_CHUNK_SIZE: bytes, with an optional k, m or g suffix. */
+static loom_status_t chunk_size_from_env(uint64_t *size_p)
+{
+    const char *s = getenv("LOOM_CKPT_CHUNK_SIZE");
+    if (s == NULL || *s == '\0') {
+        *size_p = DEFAULT_CHUNK_SIZE;
+        return LOOM_OK;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    uint64_t mult = 1;
+    if (*end == 'k' || *end == 'K') {
+        mult = 1u << 10, end++;
+    } else if (*end == 'm' || *end == 'M') {
+        mult = 1u << 20, end++;
+    } else if (*end == 'g' || *end == 'G') {
+        mult = 1u << 30, end++;
+    }
+    if (errno != 0 || end == s || *end != '\0' || v == 0 || *s == '-' ||
+        v > (1ull << 40) / mult) {
+        loom_error("ckpt", "LOOM_CKPT_CHUNK_SIZE='%s' is not a size: give a "
+                   "positive number of bytes, optionally with k, m or g "
+                   "(at most 1t)", s);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    *size_p = v * mult;
+    return LOOM_OK;
+}
+
+loom_status_t loom_ckpt_open(const char *dir, const loom_ckpt_coord_t *coord,
+                             const loom_ckpt_options_t *opts,
+                             loom_ckpt_t **ckpt_p)
+{
+    if (dir == NULL || *dir == '\0' ||
+        (coord != NULL && (coord->min_u64 == NULL || coord->size < 1 ||
+                           coord->rank < 0 || coord->rank >= coord->size))) {
+        loom_error("ckpt", "loom_ckpt_open needs a directory name and, if "
+                   "given, a coordinator with 0 <= rank < size and min_u64");
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    loom_ckpt_t *ckpt = calloc(1, sizeof(*ckpt));
+    if (ckpt == NULL || (ckpt->dir = strdup(dir)) == NULL) {
+        free(ckpt);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    if (coord != NULL) {
+        ckpt->coord = *coord;
+        ckpt->coordinated = 1;
+    }
+    ckpt->io = opts && opts->io ? opts->io : loom_ckpt_io_posix();
+    ckpt->file_mode = opts && opts->file_mode ? opts->file_mode : 0600;
+    ckpt->dir_mode = opts && opts->dir_mode ? opts->dir_mode : 0700;
+    loom_status_t st = LOOM_OK;
+    if (opts && opts->chunk_size) {
+        ckpt->chunk_size = opts->chunk_size;
+    } else {
+        st = chunk_size_from_env(&ckpt->chunk_size);
+    }
+
+    size_t n = strlen(ckpt->dir);
+    while (n > 1 && ckpt->dir[n - 1] == '/') {
+        ckpt->dir[--n] = '\0';
+    }
+    char parent[4096], chunks[4096];
+    const char *slash = strrchr(ckpt->dir, '/');
+    snprintf(parent, sizeof(parent), "%.*s",
+             slash == NULL ? 1 : slash == ckpt->dir ? 1 : (int)(slash - ckpt->dir),
+             slash == NULL ? "." : ckpt->dir);
+    if (snprintf(chunks, sizeof(chunks), "%s/chunks", ckpt->dir) >=
+        (int)sizeof(chunks)) {
+        loom_error("ckpt", "checkpoint directory name too long: %s", dir);
+        st = LOOM_ERR_INVALID_PARAM;
+    }
+    if (st == LOOM_OK) {
+        /* The directory's own name must survive a crash too. */
+        int rc = loom_ckpt_io_mkdir_durable(ckpt->io, parent, ckpt->dir,
+                                            ckpt->dir_mode);
+        if (rc == 0) {
+            rc = loom_ckpt_io_mkdir_durable(ckpt->io, ckpt->dir, chunks,
+                                            ckpt->dir_mode);
+        }
+        if (rc != 0) {
+            loom_error("ckpt", "cannot create checkpoint directory %s: %s",
+                       dir, strerror(-rc));
+            st = LOOM_ERR_IO;
+        }
+    }
+    if (!loom_ckpt_agree(ckpt, st == LOOM_OK)) {
+        loom_ckpt_close(ckpt);
+        return st != LOOM_OK ? st : LOOM_ERR_IO;
+    }
+    *ckpt_p = ckpt;
+    return LOOM_OK;
+}
+
+loom_status_t loom_ckpt_register(loom_ckpt_t *ckpt,
+                                 const loom_ckpt_region_t *region)
+{
+    const char *why = NULL;
+    if (!loom_ckpt_name_valid(region->name)) {
+        why = "its name must be 1 to 64 characters of [A-Za-z0-9_.-]";
+    } else if (region->ptr == NULL && region->size > 0) {
+        why = "it has no memory (ptr is NULL)";
+    } else if (region->layout != LOOM_CKPT_REPLICATED &&
+               region->layout != LOOM_CKPT_SHARDED) {
+        why = "its layout must be LOOM_CKPT_REPLICATED or LOOM_CKPT_SHARDED";
+    } else if (region->layout == LOOM_CKPT_SHARDED &&
+               (region->global_offset > region->global_size ||
+                region->size > region->global_size - region->global_offset)) {
+        why = "its slice (global_offset, size) lies outside global_size";
+    }
+    for (size_t i = 0; why == NULL && i < ckpt->nregions; i++) {
+        if (strcmp(ckpt->regions[i].name, region->name) == 0) {
+            why = "a region of that name is registered already";
+        }
+    }
+    if (why != NULL) {
+        loom_error("ckpt", "cannot register region '%s': %s",
+                   region->name ? region->name : "(null)", why);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    loom_ckpt_creg_t *grown = realloc(ckpt->regions,
+                                      (ckpt->nregions + 1) * sizeof(*grown));
+    if (grown == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    ckpt->regions = grown;
+    loom_ckpt_creg_t *c = &ckpt->regions[ckpt->nregions++];
+    memset(c, 0, sizeof(*c));
+    c->region = *region;
+    strcpy(c->name, region->name);
+    c->region.name = c->name;
+    if (region->layout == LOOM_CKPT_REPLICATED) {
+        c->region.global_offset = 0;
+        c->region.global_size = region->size;
+    }
+    return LOOM_OK;
+}
+
+/* Hashes and stores one region's chunks into g (the manifest entry). */
+static loom_status_t save_region(loom_ckpt_t *ckpt, loom_ckpt_creg_t *c,
+                                 loom_ckpt_mregion_t *g, uint8_t *dirty)
+{
+    const loom_ckpt_region_t *r = &c->region;
+    const uint64_t cs = ckpt->chunk_size;
+    strcpy(g->name, c->name);
+    g->layout = r->layout;
+    g->size = r->size;
+    g->elem_size = r->elem_size;
+    g->global_offset = r->global_offset;
+    g->global_size = r->global_size;
+    g->nchunks = (size_t)(r->size / cs + (r->size % cs != 0));
+    g->chunks = calloc(g->nchunks ? g->nchunks : 1, sizeof(*g->chunks));
+    if (g->chunks == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    const int rank = ckpt->coordinated ? ckpt->coord.rank : 0;
+    const int size = ckpt->coordinated ? ckpt->coord.size : 1;
+    for (size_t i = 0; i < g->nchunks; i++) {
+        const char *p = (const char *)r->ptr + i * cs;
+        size_t len = (size_t)(r->size - i * cs < cs ? r->size - i * cs : cs);
+        loom_ckpt_chunk_ref_t *ref = &g->chunks[i];
+        loom_ckpt_chunk_hash(p, len, ref->hash);
+        ref->len = len;
+        int unchanged = i < c->ncommitted &&
+                        strcmp(c->committed[i].hash, ref->hash) == 0;
+        int mine = r->layout == LOOM_CKPT_SHARDED || (int)(i % (size_t)size) == rank;
+        if (unchanged || !mine) {
+            ckpt->stats.chunks_reused += unchanged;
+            continue;
+        }
+        int written;
+        loom_status_t st = loom_ckpt_chunk_store(ckpt->io, ckpt->dir, ref->hash,
+                                                 p, len, ckpt->file_mode,
+                                                 ckpt->dir_mode, dirty, &written);
+        if (st != LOOM_OK) {
+            return st;
+        }
+        ckpt->stats.chunks_written += written;
+        ckpt->stats.chunks_reused += !written;
+        ckpt->stats.bytes_written += written ? len : 0;
+    }
+    return LOOM_OK;
+}
+
+/* Stores the chunks and writes this rank's manifest of `step`. */
+static loom_status_t save_rank(loom_ckpt_t *ckpt, uint64_t step,
+                               loom_ckpt_manifest_t *m)
+{
+    char stepdir[4096], name[64];
+    if (loom_ckpt_step_path(ckpt, step, NULL, stepdir, sizeof(stepdir)) != 0) {
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    int rc = loom_ckpt_io_mkdir_durable(ckpt->io, ckpt->dir, stepdir,
+                                        ckpt->dir_mode);
+    if (rc != 0) {
+        loom_error("ckpt", "cannot create %s: %s", stepdir, strerror(-rc));
+        return LOOM_ERR_IO;
+    }
+    m->step = step;
+    m->rank = ckpt->coordinated ? (uint64_t)ckpt->coord.rank : 0;
+    m->nranks = ckpt->coordinated ? (uint64_t)ckpt->coord.size : 1;
+    m->chunk_size = ckpt->chunk_size;
+    m->regions = calloc(ckpt->nregions ? ckpt->nregions : 1, sizeof(*m->regions));
+    if (m->regions == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    m->nregions = ckpt->nregions;
+    ckpt->stats.bytes_registered = 0;
+    uint8_t dirty[LOOM_CKPT_CHUNK_DIRS] = { 0 };
+    loom_status_t st = LOOM_OK;
+    for (size_t i = 0; i < ckpt->nregions && st == LOOM_OK; i++) {
+        st = save_region(ckpt, &ckpt->regions[i], &m->regions[i], dirty);
+        ckpt->stats.bytes_registered += ckpt->regions[i].region.size;
+    }
+    /* The new chunks' names, once per directory, before the manifest
+     * that refers to them. */
+    if (st == LOOM_OK) {
+        st = loom_ckpt_chunk_sync_dirs(ckpt->io, ckpt->dir, dirty);
+    }
+    if (st != LOOM_OK) {
+        return st;
+    }
+    char *text;
+    size_t len;
+    st = loom_ckpt_manifest_format(m, &text, &len);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    snprintf(name, sizeof(name), "rank-%06" PRIu64 ".manifest", m->rank);
+    rc = loom_ckpt_io_write_durable(ckpt->io, stepdir, name, text, len,
+                                    ckpt->file_mode, 1);
+    free(text);
+    if (rc != 0) {
+        loom_error("ckpt", "cannot write %s/%s: %s", stepdir, name, strerror(-rc));
+        return LOOM_ERR_IO;
+    }
+    ckpt->stats.manifest_bytes += len;
+    return LOOM_OK;
+}
+
+static loom_status_t write_commit(loom_ckpt_t *ckpt, uint64_t step)
+{
+    char stepdir[4096], *text;
+    size_t len;
+    if (loom_ckpt_step_path(ckpt, step, NULL, stepdir, sizeof(stepdir)) != 0) {
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    uint64_t nranks = ckpt->coordinated ? (uint64_t)ckpt->coord.size : 1;
+    loom_status_t st = loom_ckpt_commit_format(step, nranks, ckpt->chunk_size,
+                                               &text, &len);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    int rc = loom_ckpt_io_write_durable(ckpt->io, stepdir, COMMIT_NAME, text,
+                                        len, ckpt->file_mode, 1);
+    free(text);
+    if (rc != 0) {
+        loom_error("ckpt", "cannot write %s/" COMMIT_NAME ": %s", stepdir,
+                   strerror(-rc));
+        return LOOM_ERR_IO;
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_ckpt_save(loom_ckpt_t *ckpt, uint64_t step)
+{
+    uint64_t nranks, cs;
+    loom_status_t st = LOOM_OK;
+    if (step == LOOM_CKPT_NEWEST) {
+        loom_error("ckpt", "step %" PRIu64 " is reserved (LOOM_CKPT_NEWEST)", step);
+        st = LOOM_ERR_INVALID_PARAM;
+    } else if (loom_ckpt_read_commit(ckpt, step, &nranks, &cs) != LOOM_ERR_NOT_FOUND) {
+        /* Committed (or unreadable): a committed step is never rewritten. */
+        loom_error("ckpt", "step %" PRIu64 " is committed already in %s; "
+                   "save under a new step number", step, ckpt->dir);
+        st = LOOM_ERR_INVALID_PARAM;
+    }
+    if (!loom_ckpt_agree(ckpt, st == LOOM_OK)) {
+        return st != LOOM_OK ? st : LOOM_ERR_INVALID_PARAM;
+    }
+
+    loom_ckpt_manifest_t m = { 0 };
+    st = save_rank(ckpt, step, &m);
+    int all_saved = loom_ckpt_agree(ckpt, st == LOOM_OK);
+    int is_root = !ckpt->coordinated || ckpt->coord.rank == 0;
+    loom_status_t commit_st = LOOM_OK;
+    if (all_saved && is_root) {
+        commit_st = write_commit(ckpt, step);
+    }
+    int committed = loom_ckpt_agree(ckpt, all_saved && commit_st == LOOM_OK);
+    if (committed) {
+        /* The manifest's hashes now describe durable chunks. */
+        for (size_t i = 0; i < ckpt->nregions; i++) {
+            loom_ckpt_creg_t *c = &ckpt->regions[i];
+            free(c->committed);
+            c->committed = m.regions[i].chunks;
+            c->ncommitted = m.regions[i].nchunks;
+            m.regions[i].chunks = NULL;
+        }
+        ckpt->stats.saves++;
+    }
+    loom_ckpt_manifest_free(&m);
+    if (committed) {
+        return LOOM_OK;
+    }
+    return st != LOOM_OK ? st : commit_st != LOOM_OK ? commit_st : LOOM_ERR_IO;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+loom_status_t loom_ckpt_list(loom_ckpt_t *ckpt, uint64_t **steps_p,
+                             size_t *count_p)
+{
+    char **names;
+    size_t n;
+    int rc = ckpt->io->list(ckpt->io->ctx, ckpt->dir, &names, &n);
+    if (rc != 0) {
+        loom_error("ckpt", "cannot list %s: %s", ckpt->dir, strerror(-rc));
+        return LOOM_ERR_IO;
+    }
+    uint64_t *steps = malloc((n ? n : 1) * sizeof(*steps));
+    size_t count = 0;
+    for (size_t i = 0; steps != NULL && i < n; i++) {
+        const char *s = names[i];
+        uint64_t step = 0, nranks, cs;
+        if (strncmp(s, STEP_PREFIX, strlen(STEP_PREFIX)) != 0 ||
+            strlen(s) != strlen(STEP_PREFIX) + 20) {
+            continue;
+        }
+        int digits = 1;
+        for (const char *d = s + strlen(STEP_PREFIX); *d; d++) {
+            if (*d < '0' || *d > '9' || step > (UINT64_MAX - 9) / 10) {
+                digits = 0;
+                break;
+            }
+            step = step * 10 + (uint64_t)(*d - '0');
+        }
+        if (digits && loom_ckpt_read_commit(ckpt, step, &nranks, &cs) == LOOM_OK) {
+            steps[count++] = step;
+        }
+    }
+    loom_ckpt_io_free_list(names, n);
+    if (steps == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    qsort(steps, count, sizeof(*steps), cmp_u64);
+    *steps_p = steps;
+    *count_p = count;
+    return LOOM_OK;
+}
+
+void loom_ckpt_get_stats(const loom_ckpt_t *ckpt, loom_ckpt_stats_t *stats_p)
+{
+    *stats_p = ckpt->stats;
+}
+
+void loom_ckpt_close(loom_ckpt_t *ckpt)
+{
+    if (ckpt == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < ckpt->nregions; i++) {
+        free(ckpt->regions[i].committed);
+    }
+    free(ckpt->regions);
+    free(ckpt->dir);
+    free(ckpt);
+}

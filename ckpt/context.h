@@ -1,0 +1,54 @@
+/*
+ * The checkpoint context shared by ckpt.c (open, save, list) and
+ * restore.c.
+ */
+#ifndef LOOM_CKPT_CONTEXT_H
+#define LOOM_CKPT_CONTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <loom/ckpt.h>
+
+#include "ckpt/io.h"
+#include "ckpt/manifest.h"
+
+typedef struct loom_ckpt_creg {
+    loom_ckpt_region_t region;
+    char name[LOOM_CKPT_NAME_MAX + 1];
+    /* Hashes of the last committed save: a chunk whose hash is unchanged
+     * is durable already and is neither stored nor looked up again. */
+    loom_ckpt_chunk_ref_t *committed;
+    size_t ncommitted;
+} loom_ckpt_creg_t;
+
+struct loom_ckpt {
+    char *dir;
+    loom_ckpt_coord_t coord;
+    int coordinated;
+    const loom_ckpt_io_t *io;
+    uint64_t chunk_size;
+    unsigned file_mode;
+    unsigned dir_mode;
+    loom_ckpt_creg_t *regions;
+    size_t nregions;
+    loom_ckpt_stats_t stats;
+};
+
+/* Collective: every rank passes whether it succeeded; 1 when all did. */
+int loom_ckpt_agree(loom_ckpt_t *ckpt, int ok);
+
+/* dir/step-<20 digits>[/name] */
+int loom_ckpt_step_path(const loom_ckpt_t *ckpt, uint64_t step,
+                        const char *name, char *path, size_t size);
+
+/* Reads and checks step's commit record: LOOM_OK when the step exists. */
+loom_status_t loom_ckpt_read_commit(const loom_ckpt_t *ckpt, uint64_t step,
+                                    uint64_t *nranks_p, uint64_t *chunk_size_p);
+
+/* The nranks manifests of a committed step, checked to belong to it. */
+loom_status_t loom_ckpt_read_manifests(const loom_ckpt_t *ckpt, uint64_t step,
+                                       uint64_t nranks, uint64_t chunk_size,
+                                       loom_ckpt_manifest_t *ms);
+
+#endif
