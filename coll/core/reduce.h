@@ -23,6 +23,7 @@ typedef enum loom_reduce_alg {
     LOOM_REDUCE_AUTO = 0,                  /* let Loom choose */
     LOOM_REDUCE_BINOMIAL = 1,
     LOOM_REDUCE_SCATTER_GATHER = 2,        /* recursive halving + binomial gather */
+    LOOM_REDUCE_REPRODUCIBLE = 3,          /* canonical order, on request only */
     LOOM_REDUCE_ALG_COUNT
 } loom_reduce_alg_t;
 
@@ -43,6 +44,8 @@ loom_status_t loom_reduce_binomial_plan(const loom_coll_args_t *args, loom_team_
                                         loom_sched_t **sched_p);
 loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
                                               loom_team_t *team, loom_sched_t **sched_p);
+loom_status_t loom_reduce_canonical_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                         loom_sched_t **sched_p);
 
 typedef struct loom_reduce_choice {
     loom_reduce_alg_t   alg;
