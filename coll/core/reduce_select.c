@@ -12,6 +12,13 @@
 #include "reduce.h"
 #include "cost.h"
 
+#include <math.h>
+
+/* Segment sizes the chain is priced with; the first is also its default
+ * when the chain is forced. */
+static const size_t loom_reduce_segments[] = { 64 << 10, 16 << 10, 256 << 10, 1 << 20 };
+#define LOOM_REDUCE_NSEGS (sizeof(loom_reduce_segments) / sizeof(loom_reduce_segments[0]))
+
 static double loom_cost_reduce_binomial(const loom_cost_t *c, int p, double n,
                                         int commutative)
 {
@@ -31,6 +38,21 @@ static double loom_cost_reduce_scatter_gather(const loom_cost_t *c, int p, doubl
            loom_cost_fold(c, p, n, 0) + hop;
 }
 
+/* Receiving segment j + 1 overlaps reducing segment j: the slower of the
+ * two sets each stage's pace (reduce_chain.c). */
+static double loom_cost_reduce_chain(const loom_cost_t *c, int p, double n, double seg,
+                                     int commutative)
+{
+    double s = loom_cost_nseg(n, seg), piece = n / s;
+    double hop = commutative || p == 1 ? 0 : c->alpha + piece * c->beta;
+
+    if (p <= 1) {
+        return 0;
+    }
+    return (p - 2 + s) * (c->alpha + piece * fmax(c->beta, c->gamma)) +
+           piece * fmin(c->beta, c->gamma) + hop;
+}
+
 void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
                         int commutative, loom_reduce_choice_t *choice_p)
 {
@@ -39,6 +61,7 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     loom_cost_pick_t pick = loom_cost_pick_first(
         LOOM_REDUCE_BINOMIAL, 0, loom_cost_reduce_binomial(&c, p, n, commutative));
     loom_reduce_choice_t best = { .forced = 0 };
+    size_t i, seg;
 
     if (cfg->reduce_algorithm != LOOM_REDUCE_AUTO) {
         pick.alg = cfg->reduce_algorithm;
@@ -46,12 +69,24 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     } else {
         loom_cost_pick_consider(&pick, LOOM_REDUCE_SCATTER_GATHER, 0,
                                 loom_cost_reduce_scatter_gather(&c, p, n, commutative));
+        for (i = 0; i < LOOM_REDUCE_NSEGS; ++i) {
+            seg = cfg->reduce_segment > 0 ? cfg->reduce_segment : loom_reduce_segments[i];
+            loom_cost_pick_consider(&pick, LOOM_REDUCE_CHAIN, seg,
+                                    loom_cost_reduce_chain(&c, p, n, (double)seg,
+                                                           commutative));
+        }
     }
     best.alg = (loom_reduce_alg_t)pick.alg;
     best.cost_s = pick.cost_s;
     best.next_alg = (loom_reduce_alg_t)pick.next_alg;
     best.next_cost_s = pick.next_cost_s;
-    best.seg_bytes = loom_reduce_algorithms[best.alg].segmented ? cfg->reduce_segment : 0;
+    best.seg_bytes = 0;
+    if (loom_reduce_algorithms[best.alg].segmented) {
+        best.seg_bytes = pick.seg_bytes ? pick.seg_bytes : loom_reduce_segments[0];
+        if (cfg->reduce_segment > 0) {
+            best.seg_bytes = cfg->reduce_segment;
+        }
+    }
     best.depth = 0;
     *choice_p = best;
 }
