@@ -52,7 +52,10 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
         return mca_coll_loom_fallback(n);
     }
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
-    if (loom_allreduce_hands_off(&c->config, module->team, elems * esize)) {
+    /* The module below combines in its own order: a reproducible call
+     * stays, or it would disagree with reduce and with larger sizes. */
+    if (!mca_coll_loom_reproducible(reduce_ctx) &&
+        loom_allreduce_hands_off(&c->config, module->team, elems * esize)) {
         __atomic_add_fetch(&n->handoffs, 1, __ATOMIC_RELAXED);
         loom_allreduce_explain_handoff(module->team, &c->config, elems * esize);
         return LOOM_ERR_UNSUPPORTED;

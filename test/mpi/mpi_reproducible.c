@@ -196,12 +196,16 @@ int main(int argc, char **argv)
 {
     static const int counts[] = { 1, 3, 100, 4099, 70000 };
     static const int blocks[] = { 0, 1, 5, 333, 9000 };
-    unsigned long long repro, calls;
+    unsigned long long repro, calls, handoffs;
     int rank, size, c, ints[64], sums[64], i;
     MPI_Comm half;
 
-    /* Read by Open MPI at MPI_Init, as --mca would be. */
+    /* Read by Open MPI at MPI_Init, as --mca would be.  The hand-off of
+     * small allreduces (which run.sh turns off for the other tests) is on,
+     * up to 64 KiB: a reproducible call must stay with Loom whatever its
+     * size, or small results would come from another order. */
     setenv("OMPI_MCA_coll_loom_reproducible", "1", 1);
+    setenv("OMPI_MCA_coll_loom_allreduce_handoff", "65536", 1);
     loom_test_init(&argc, &argv, MPI_THREAD_SINGLE);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -209,6 +213,7 @@ int main(int argc, char **argv)
 
     repro = loom_test_pvar("coll_loom_allreduce_alg_reproducible");
     calls = loom_test_pvar("coll_loom_allreduce_calls");
+    handoffs = loom_test_pvar("coll_loom_allreduce_handoffs");
     for (c = 0; c < (int)(sizeof(counts) / sizeof(counts[0])); ++c) {
         check_double(MPI_COMM_WORLD, counts[c], c % 2, 0);
         check_double(MPI_COMM_WORLD, counts[c], (c + 1) % 2, 1);
@@ -220,6 +225,8 @@ int main(int argc, char **argv)
               loom_test_pvar("coll_loom_allreduce_calls") - calls,
               "not every floating allreduce ran the reproducible algorithm");
         CHECK(loom_test_pvar("coll_loom_allreduce_calls") - calls > 0, "Loom ran nothing");
+        CHECK(loom_test_pvar("coll_loom_allreduce_handoffs") == handoffs,
+              "a reproducible allreduce was handed off");
     }
 
     /* Reduce and reduce_scatter: each run Loom ran was the reproducible one. */
