@@ -74,6 +74,9 @@ loom_status_t loom_reduce_chain_plan(const loom_coll_args_t *args, loom_team_t *
     if (seg == 0) {
         seg = 1;
     }
+    if (seg > count) {
+        seg = count;    /* the slots are segment-sized: no larger than the data */
+    }
     /* One tag step per segment and per hop: too many segments get larger
      * instead. */
     if ((count + seg - 1) / seg > LOOM_REDUCE_CHAIN_HOP) {

@@ -172,6 +172,27 @@ START_TEST(test_chain_segments)
 }
 END_TEST
 
+/* A segment setting far above the message must not size the scratch:
+ * the middle rank of a chain holds depth slots of at most the message. */
+START_TEST(test_chain_scratch_bounded)
+{
+    affine_t in[10] = { { 0, 0 } };
+    loom_coll_args_t args = {
+        .sendbuf = in, .count = 10, .elem_size = sizeof(affine_t), .root = 0,
+        .op = { .fn = affine_sum, .commutative = 1 }, .seg_bytes = 1u << 30, .depth = 4,
+    };
+    loom_sched_t *sched;
+    harness_t h;
+
+    harness_init(&h, 4);
+    ck_assert_int_eq(loom_reduce_chain_plan(&args, h.teams[1], &sched), LOOM_OK);
+    ck_assert_uint_le(sched->scratch_bytes, sizeof(in));
+    ck_assert_uint_gt(sched->scratch_bytes, 0);
+    loom_sched_destroy(sched);
+    harness_fini(&h);
+}
+END_TEST
+
 /* Every algorithm, p = _i, every count class, both ops, both buffer
  * modes, roots at both ends and in the middle (every root up to 8). */
 START_TEST(test_edges)
@@ -380,6 +401,7 @@ int main(void)
     tcase_add_loop_test(tc, test_edges, 1, 25);
     tcase_add_loop_test(tc, test_random, 0, 8);
     tcase_add_loop_test(tc, test_chain_segments, 0, 7);
+    tcase_add_test(tc, test_chain_scratch_bounded);
     tcase_add_test(tc, test_select);
     tcase_add_test(tc, test_names_and_config);
     tcase_add_test(tc, test_plan);
