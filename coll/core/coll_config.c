@@ -72,7 +72,8 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "the cost model choose by size and rank count; "
                 "recursive_halving (small messages, reduces in rank order) or "
                 "ring (large messages) forces that one (ring hands "
-                "non-commutative ops to recursive_halving)",
+                "non-commutative ops to recursive_halving); reproducible (the "
+                "canonical order) is what coll_loom_reproducible picks",
         .offset = offsetof(loom_coll_config_t, reduce_scatter_algorithm),
     },
     {
@@ -88,8 +89,10 @@ const loom_config_field_t loom_coll_config_table[] = {
         .help = "Make every reduction of floating (and any non-integer) data bitwise "
                 "identical from run to run and on every rank, for a given rank "
                 "count: each element is combined in one canonical order, a binary "
-                "tree over rank ids, whatever arrives first (allreduce algorithm "
-                "reproducible; costs about what the ring costs)",
+                "tree over rank ids, whatever arrives first.  Applies to allreduce, "
+                "reduce and reduce_scatter(_block), blocking or not, whose results "
+                "then agree bit for bit (algorithm reproducible of each; costs about "
+                "what the ring costs)",
         .offset = offsetof(loom_coll_config_t, reproducible),
     },
     {
@@ -122,18 +125,19 @@ const loom_config_field_t loom_coll_config_table[] = {
         .name = "reduce_algorithm", .type = LOOM_CONFIG_ENUM,
         .default_value = "auto", .enum_names = loom_reduce_alg_names,
         .help = "Reduce algorithm: auto lets the cost model choose by size and "
-                "rank count; binomial (fewest rounds, small messages) or "
+                "rank count; binomial (fewest rounds, small messages), "
                 "reduce_scatter_gather (recursive halving then binomial gather, "
-                "large messages) forces that algorithm.  Both reduce "
-                "non-commutative ops in rank order",
+                "large messages on many ranks), chain (pipelined in segments, "
+                "large messages) or reproducible (the canonical order "
+                "coll_loom_reproducible picks) forces that algorithm.  All "
+                "reduce non-commutative ops in rank order",
         .offset = offsetof(loom_coll_config_t, reduce_algorithm),
     },
     {
         .name = "reduce_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",
         .min = 0, .max = 1L << 30,
-        .help = "Pipeline segment size in bytes for segmented reduce "
-                "algorithms; 0 lets the cost model choose (the current "
-                "algorithms are not segmented and ignore it)",
+        .help = "Pipeline segment size in bytes for the chain reduce; 0 lets "
+                "the cost model choose (16 KiB to 1 MiB)",
         .offset = offsetof(loom_coll_config_t, reduce_segment),
     },
     {

@@ -8,6 +8,8 @@ const char *const loom_reduce_alg_names[] = {
     [LOOM_REDUCE_AUTO] = "auto",
     [LOOM_REDUCE_BINOMIAL] = "binomial",
     [LOOM_REDUCE_SCATTER_GATHER] = "reduce_scatter_gather",
+    [LOOM_REDUCE_REPRODUCIBLE] = "reproducible",
+    [LOOM_REDUCE_CHAIN] = "chain",
     [LOOM_REDUCE_ALG_COUNT] = NULL,
 };
 
@@ -17,6 +19,10 @@ const loom_reduce_algorithm_t loom_reduce_algorithms[LOOM_REDUCE_ALG_COUNT] = {
     [LOOM_REDUCE_SCATTER_GATHER] = { .name = "reduce_scatter_gather",
                                      .plan = loom_reduce_scatter_gather_plan,
                                      .noncommutative = 1, .segmented = 0 },
+    [LOOM_REDUCE_REPRODUCIBLE] = { .name = "reproducible", .plan = loom_reduce_canonical_plan,
+                                   .noncommutative = 1, .segmented = 0 },
+    [LOOM_REDUCE_CHAIN] = { .name = "chain", .plan = loom_reduce_chain_plan,
+                            .noncommutative = 1, .segmented = 1 },
 };
 
 /* One line per (team, size class): the algorithm and why. */
@@ -29,7 +35,9 @@ static void loom_reduce_explain(loom_team_t *team, size_t bytes,
         !loom_team_first_in_class_of(&team->explained_reduce, bytes)) {
         return;
     }
-    if (ch->rule >= 0) {
+    if (ch->alg == LOOM_REDUCE_REPRODUCIBLE && ch->forced) {
+        snprintf(why, sizeof(why), "reproducible: floating data with coll_loom_reproducible");
+    } else if (ch->rule >= 0) {
         snprintf(why, sizeof(why), "user rule %d of coll_loom_rules", ch->rule + 1);
     } else if (ch->forced) {
         snprintf(why, sizeof(why), "forced by reduce_algorithm");
@@ -65,6 +73,10 @@ loom_status_t loom_reduce_plan(const loom_coll_args_t *args, loom_team_t *team,
         return LOOM_ERR_INVALID_PARAM;
     }
     loom_reduce_select(cfg, team->size, bytes, args->op.commutative, &choice);
+    if (args->reproducible) {
+        choice = (loom_reduce_choice_t){ .alg = LOOM_REDUCE_REPRODUCIBLE, .forced = 1,
+                                         .next_alg = LOOM_REDUCE_AUTO };
+    }
     a.seg_bytes = choice.seg_bytes;
     a.depth = choice.depth;
     loom_reduce_explain(team, bytes, &choice);

@@ -23,6 +23,8 @@ typedef enum loom_reduce_alg {
     LOOM_REDUCE_AUTO = 0,                  /* let Loom choose */
     LOOM_REDUCE_BINOMIAL = 1,
     LOOM_REDUCE_SCATTER_GATHER = 2,        /* recursive halving + binomial gather */
+    LOOM_REDUCE_REPRODUCIBLE = 3,          /* canonical order, on request only */
+    LOOM_REDUCE_CHAIN = 4,                 /* pipelined chain, segmented */
     LOOM_REDUCE_ALG_COUNT
 } loom_reduce_alg_t;
 
@@ -43,11 +45,15 @@ loom_status_t loom_reduce_binomial_plan(const loom_coll_args_t *args, loom_team_
                                         loom_sched_t **sched_p);
 loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
                                               loom_team_t *team, loom_sched_t **sched_p);
+loom_status_t loom_reduce_chain_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                     loom_sched_t **sched_p);
+loom_status_t loom_reduce_canonical_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                         loom_sched_t **sched_p);
 
 typedef struct loom_reduce_choice {
     loom_reduce_alg_t   alg;
     size_t              seg_bytes;  /* 0: not segmented */
-    int                 depth;      /* unused by reduce algorithms: 0 */
+    int                 depth;      /* 0: the algorithm's default */
     int                 forced;     /* by a setting or a rule, not the cost model */
     int                 rule;       /* the user rule that decided (rules.h), -1: none */
     double              cost_s;     /* the model's estimate for alg */

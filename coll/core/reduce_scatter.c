@@ -5,6 +5,7 @@ const char *const loom_reduce_scatter_alg_names[] = {
     [LOOM_REDUCE_SCATTER_AUTO] = "auto",
     [LOOM_REDUCE_SCATTER_HALVING] = "recursive_halving",
     [LOOM_REDUCE_SCATTER_RING] = "ring",
+    [LOOM_REDUCE_SCATTER_REPRODUCIBLE] = "reproducible",
     [LOOM_REDUCE_SCATTER_ALG_COUNT] = NULL,
 };
 
@@ -15,6 +16,9 @@ const loom_reduce_scatter_algorithm_t
                                       .noncommutative = 1, .segmented = 0 },
     [LOOM_REDUCE_SCATTER_RING] = { .name = "ring", .plan = loom_reduce_scatter_ring_plan,
                                    .noncommutative = 0, .segmented = 1 },
+    [LOOM_REDUCE_SCATTER_REPRODUCIBLE] = { .name = "reproducible",
+                                           .plan = loom_reduce_scatter_canonical_plan,
+                                           .noncommutative = 1, .segmented = 0 },
 };
 
 /* Bytes of input over all blocks: from counts, which every rank passes
@@ -48,6 +52,11 @@ loom_status_t loom_reduce_scatter_plan(const loom_coll_args_t *args, loom_team_t
         return LOOM_ERR_INVALID_PARAM;
     }
     loom_reduce_scatter_select(cfg, team->size, bytes, args->op.commutative, &choice);
+    if (args->reproducible) {
+        choice = (loom_reduce_scatter_choice_t){ .alg = LOOM_REDUCE_SCATTER_REPRODUCIBLE,
+                                                 .forced = 1,
+                                                 .next_alg = LOOM_REDUCE_SCATTER_AUTO };
+    }
     a.seg_bytes = choice.seg_bytes;
     a.depth = choice.depth;
     loom_debug("coll", "reduce_scatter%s: %zu bytes of input on %d ranks: %s (%s), "

@@ -13,6 +13,13 @@
 #include "cost.h"
 #include "rules.h"
 
+#include <math.h>
+
+/* Segment sizes the chain is priced with; the first is also its default
+ * when the chain is forced. */
+static const size_t loom_reduce_segments[] = { 64 << 10, 16 << 10, 256 << 10, 1 << 20 };
+#define LOOM_REDUCE_NSEGS (sizeof(loom_reduce_segments) / sizeof(loom_reduce_segments[0]))
+
 static double loom_cost_reduce_binomial(const loom_cost_t *c, int p, double n,
                                         int commutative)
 {
@@ -32,6 +39,21 @@ static double loom_cost_reduce_scatter_gather(const loom_cost_t *c, int p, doubl
            loom_cost_fold(c, p, n, 0) + hop;
 }
 
+/* Receiving segment j + 1 overlaps reducing segment j: the slower of the
+ * two sets each stage's pace (reduce_chain.c). */
+static double loom_cost_reduce_chain(const loom_cost_t *c, int p, double n, double seg,
+                                     int commutative)
+{
+    double s = loom_cost_nseg(n, seg), piece = n / s;
+    double hop = commutative || p == 1 ? 0 : c->alpha + piece * c->beta;
+
+    if (p <= 1) {
+        return 0;
+    }
+    return (p - 2 + s) * (c->alpha + piece * fmax(c->beta, c->gamma)) +
+           piece * fmin(c->beta, c->gamma) + hop;
+}
+
 void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
                         int commutative, loom_reduce_choice_t *choice_p)
 {
@@ -41,6 +63,7 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
         LOOM_REDUCE_BINOMIAL, 0, loom_cost_reduce_binomial(&c, p, n, commutative));
     loom_reduce_choice_t best = { .forced = 0 };
     const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_REDUCE, bytes, p);
+    size_t i, seg;
 
     if (cfg->reduce_algorithm != LOOM_REDUCE_AUTO) {
         pick.alg = cfg->reduce_algorithm;
@@ -48,6 +71,12 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     } else {
         loom_cost_pick_consider(&pick, LOOM_REDUCE_SCATTER_GATHER, 0,
                                 loom_cost_reduce_scatter_gather(&c, p, n, commutative));
+        for (i = 0; i < LOOM_REDUCE_NSEGS; ++i) {
+            seg = cfg->reduce_segment > 0 ? cfg->reduce_segment : loom_reduce_segments[i];
+            loom_cost_pick_consider(&pick, LOOM_REDUCE_CHAIN, seg,
+                                    loom_cost_reduce_chain(&c, p, n, (double)seg,
+                                                           commutative));
+        }
     }
     best.rule = loom_rules_find(cfg->rules, LOOM_COLL_REDUCE, bytes, p);
     if (rule != NULL && rule->alg != LOOM_REDUCE_AUTO) {
@@ -58,9 +87,15 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     best.cost_s = pick.cost_s;
     best.next_alg = (loom_reduce_alg_t)pick.next_alg;
     best.next_cost_s = pick.next_cost_s;
-    best.seg_bytes = loom_reduce_algorithms[best.alg].segmented ? cfg->reduce_segment : 0;
-    if (rule != NULL && rule->seg_bytes > 0 && loom_reduce_algorithms[best.alg].segmented) {
-        best.seg_bytes = rule->seg_bytes;
+    best.seg_bytes = 0;
+    if (loom_reduce_algorithms[best.alg].segmented) {
+        best.seg_bytes = pick.seg_bytes ? pick.seg_bytes : loom_reduce_segments[0];
+        if (cfg->reduce_segment > 0) {
+            best.seg_bytes = cfg->reduce_segment;
+        }
+        if (rule != NULL && rule->seg_bytes > 0) {
+            best.seg_bytes = rule->seg_bytes;
+        }
     }
     best.depth = 0;
     *choice_p = best;

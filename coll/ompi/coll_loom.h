@@ -227,6 +227,11 @@ size_t mca_coll_loom_flat_size(struct ompi_datatype_t *dtype);
  * Open MPI's op otherwise. */
 loom_reduce_op_t mca_coll_loom_reduce_op(mca_coll_loom_reduce_ctx_t *ctx);
 
+/* Whether a reduction of ctx's data must combine in the canonical order:
+ * coll_loom_reproducible is set and the data is not integer (integer sums
+ * are exact in any order, so they keep the fastest algorithm). */
+int mca_coll_loom_reproducible(const mca_coll_loom_reduce_ctx_t *ctx);
+
 /* Whether Loom takes calls now (coll_loom_enable); a call it does not take
  * is counted as disabled.  Every rank reads the same value: the user writes
  * it on all ranks at one point between collectives (coll_loom_mpit.c). */

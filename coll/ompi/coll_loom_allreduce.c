@@ -24,13 +24,6 @@ void mca_coll_loom_ompi_reduce(const void *src, void *dst, size_t count, void *c
     ompi_op_reduce(c->op, (void *)src, dst, count, c->dtype);
 }
 
-/* Integer data sums alike in any order; everything else may not. */
-static int loom_is_integer(const ompi_datatype_t *dtype)
-{
-    return ompi_datatype_is_predefined(dtype) &&
-           (dtype->super.flags & OMPI_DATATYPE_FLAG_DATA_TYPE) == OMPI_DATATYPE_FLAG_DATA_INT;
-}
-
 /*
  * Decide whether Loom takes this call and, if so, plan it.  LOOM_OK: *sched_p
  * is planned and op describes it; LOOM_ERR_UNSUPPORTED: hand the call down
@@ -59,7 +52,10 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
         return mca_coll_loom_fallback(n);
     }
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
-    if (loom_allreduce_hands_off(&c->config, module->team, elems * esize)) {
+    /* The module below combines in its own order: a reproducible call
+     * stays, or it would disagree with reduce and with larger sizes. */
+    if (!mca_coll_loom_reproducible(reduce_ctx) &&
+        loom_allreduce_hands_off(&c->config, module->team, elems * esize)) {
         __atomic_add_fetch(&n->handoffs, 1, __ATOMIC_RELAXED);
         loom_allreduce_explain_handoff(module->team, &c->config, elems * esize);
         return LOOM_ERR_UNSUPPORTED;
@@ -71,7 +67,7 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
     args = (loom_coll_args_t){
         .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize,
         .in_place = (sbuf == MPI_IN_PLACE),
-        .reproducible = c->config.reproducible && !loom_is_integer(reduce_ctx->dtype),
+        .reproducible = mca_coll_loom_reproducible(reduce_ctx),
         .op = mca_coll_loom_reduce_op(reduce_ctx),
     };
     status = loom_allreduce_plan(&args, module->team, &c->config, sched_p, &choice);

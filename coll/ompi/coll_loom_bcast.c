@@ -80,6 +80,7 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
     args = (loom_coll_args_t){
         .sendbuf = sbuf, .recvbuf = rbuf, .count = elems, .elem_size = esize, .root = root,
         .in_place = (sbuf == MPI_IN_PLACE),
+        .reproducible = mca_coll_loom_reproducible(reduce_ctx),
         .op = mca_coll_loom_reduce_op(reduce_ctx),
     };
     status = loom_reduce_plan(&args, module->team, &c->config, sched_p, &choice);

@@ -138,6 +138,17 @@ size_t mca_coll_loom_flat_size(ompi_datatype_t *dtype)
     return size;
 }
 
+int mca_coll_loom_reproducible(const mca_coll_loom_reduce_ctx_t *ctx)
+{
+    const ompi_datatype_t *dtype = ctx->dtype;
+
+    if (!mca_coll_loom_component.config.reproducible) {
+        return 0;
+    }
+    return !(ompi_datatype_is_predefined(dtype) &&
+             (dtype->super.flags & OMPI_DATATYPE_FLAG_DATA_TYPE) == OMPI_DATATYPE_FLAG_DATA_INT);
+}
+
 loom_reduce_op_t mca_coll_loom_reduce_op(mca_coll_loom_reduce_ctx_t *ctx)
 {
     loom_reduce_op_t rop = {

@@ -64,6 +64,7 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     args = (loom_coll_args_t){
         .sendbuf = sbuf, .recvbuf = rbuf, .count = (size_t)rcount, .elem_size = esize,
         .in_place = (sbuf == MPI_IN_PLACE), .counts = counts,
+        .reproducible = mca_coll_loom_reproducible(reduce_ctx),
         .op = mca_coll_loom_reduce_op(reduce_ctx),
     };
     status = loom_reduce_scatter_plan(&args, module->team, &c->config, sched_p, &choice);

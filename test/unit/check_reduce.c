@@ -57,8 +57,10 @@ static affine_t input(int r, size_t i, unsigned salt)
 
 /* One reduce of count elements on p ranks to root with alg.  Non-roots
  * pass a NULL recvbuf; the root in place keeps its input in recvbuf. */
-static void check_alg(loom_reduce_alg_t alg, int p, size_t count, int root, int in_place,
-                      int commutative, unsigned seed)
+/* seg_bytes and depth as a selection would pass them (0: defaults). */
+static void check_alg_seg(loom_reduce_alg_t alg, int p, size_t count, int root,
+                          int in_place, int commutative, unsigned seed, size_t seg_bytes,
+                          int depth)
 {
     loom_reduce_fn_t fn = commutative ? affine_sum : affine_compose;
     loom_coll_args_t *args = calloc((size_t)p, sizeof(*args));
@@ -87,6 +89,7 @@ static void check_alg(loom_reduce_alg_t alg, int p, size_t count, int root, int 
             .sendbuf = in[r], .recvbuf = NULL, .count = count,
             .elem_size = sizeof(affine_t), .root = root,
             .op = { .fn = fn, .commutative = commutative },
+            .seg_bytes = seg_bytes, .depth = depth,
         };
     }
     for (i = 0; i < count; ++i) {
@@ -99,16 +102,16 @@ static void check_alg(loom_reduce_alg_t alg, int p, size_t count, int root, int 
     }
     harness_init(&h, p);
     st = harness_run(&h, loom_reduce_algorithms[alg].plan, args, seed);
-    ck_assert_msg(st == LOOM_OK, "%s reduce p=%d count=%zu root=%d in_place=%d %s: %s",
-                  loom_reduce_alg_names[alg], p, count, root, in_place,
-                  commutative ? "sum" : "compose", loom_status_string(st));
+    ck_assert_msg(st == LOOM_OK, "%s reduce p=%d count=%zu root=%d in_place=%d %s seg=%zu "
+                  "depth=%d: %s", loom_reduce_alg_names[alg], p, count, root, in_place,
+                  commutative ? "sum" : "compose", seg_bytes, depth, loom_status_string(st));
     /* Check notes every passing assertion (a write): test in C, fail
      * with Check. */
     for (i = 0; i < count; ++i) {
         if (out[i].a != expect[i].a || out[i].b != expect[i].b) {
-            ck_abort_msg("%s p=%d count=%zu root=%d in_place=%d %s: element %zu wrong",
-                         loom_reduce_alg_names[alg], p, count, root, in_place,
-                         commutative ? "sum" : "compose", i);
+            ck_abort_msg("%s p=%d count=%zu root=%d in_place=%d %s seg=%zu depth=%d: "
+                         "element %zu wrong", loom_reduce_alg_names[alg], p, count, root,
+                         in_place, commutative ? "sum" : "compose", seg_bytes, depth, i);
         }
     }
     for (r = 0; r < p; ++r) {
@@ -128,6 +131,67 @@ static void check_alg(loom_reduce_alg_t alg, int p, size_t count, int root, int 
     free(expect);
     free(args);
 }
+
+static void check_alg(loom_reduce_alg_t alg, int p, size_t count, int root, int in_place,
+                      int commutative, unsigned seed)
+{
+    check_alg_seg(alg, p, count, root, in_place, commutative, seed, 0, 0);
+}
+
+/* The chain's segments: one element, a few, a size that is not a whole
+ * number of elements, more than the message; one slot per rank (every
+ * segment waits for the previous one's send) up to more slots than
+ * segments; every count class, roots at the ends and inside. */
+START_TEST(test_chain_segments)
+{
+    static const size_t segs[] = { 1, sizeof(affine_t), 3 * sizeof(affine_t),
+                                   2 * sizeof(affine_t) + 5, 1 << 20 };
+    int p = _i * 3 + 1, k, s, j, comm, roots[3] = { 0, p / 2, p - 1 };
+    size_t counts[6];
+
+    counts[0] = 0;
+    counts[1] = 1;
+    counts[2] = p > 1 ? (size_t)p - 1 : 2;
+    counts[3] = (size_t)p;
+    counts[4] = 2 * (size_t)p + 1;
+    counts[5] = 257;
+    for (s = 0; s < (int)(sizeof(segs) / sizeof(segs[0])); ++s) {
+        for (k = 0; k < 6; ++k) {
+            for (j = 0; j < 3; ++j) {
+                if (j > 0 && roots[j] == roots[j - 1]) {
+                    continue;
+                }
+                for (comm = 0; comm < 2; ++comm) {
+                    check_alg_seg(LOOM_REDUCE_CHAIN, p, counts[k], roots[j], (k + s + j) % 2,
+                                  comm, (unsigned)(p * 31 + k * 7 + s), segs[s],
+                                  1 + (k + s) % 3);
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+/* A segment setting far above the message must not size the scratch:
+ * the middle rank of a chain holds depth slots of at most the message. */
+START_TEST(test_chain_scratch_bounded)
+{
+    affine_t in[10] = { { 0, 0 } };
+    loom_coll_args_t args = {
+        .sendbuf = in, .count = 10, .elem_size = sizeof(affine_t), .root = 0,
+        .op = { .fn = affine_sum, .commutative = 1 }, .seg_bytes = 1u << 30, .depth = 4,
+    };
+    loom_sched_t *sched;
+    harness_t h;
+
+    harness_init(&h, 4);
+    ck_assert_int_eq(loom_reduce_chain_plan(&args, h.teams[1], &sched), LOOM_OK);
+    ck_assert_uint_le(sched->scratch_bytes, sizeof(in));
+    ck_assert_uint_gt(sched->scratch_bytes, 0);
+    loom_sched_destroy(sched);
+    harness_fini(&h);
+}
+END_TEST
 
 /* Every algorithm, p = _i, every count class, both ops, both buffer
  * modes, roots at both ends and in the middle (every root up to 8). */
@@ -192,11 +256,14 @@ START_TEST(test_select)
     int p, comm;
 
     ck_assert_int_eq(cfg.reduce_algorithm, LOOM_REDUCE_AUTO);
-    /* Tiny: the fewest rounds, for either kind of op. */
+    /* Tiny: the fewest rounds, for either kind of op (on 3 ranks the
+     * chain has as few, and reduces less at the root). */
     for (p = 1; p <= 1024; p = p * 2 + 1) {
         for (comm = 0; comm < 2; ++comm) {
             loom_reduce_select(&cfg, p, 8, comm, &ch);
-            ck_assert_int_eq(ch.alg, LOOM_REDUCE_BINOMIAL);
+            ck_assert_msg(ch.alg == LOOM_REDUCE_BINOMIAL ||
+                          (p == 3 && ch.alg == LOOM_REDUCE_CHAIN), "p=%d: %s", p,
+                          loom_reduce_alg_names[ch.alg]);
             ck_assert_int_eq(ch.forced, 0);
         }
     }
@@ -204,14 +271,29 @@ START_TEST(test_select)
     ck_assert(ch.cost_s > 0);
     ck_assert_int_eq(ch.next_alg, LOOM_REDUCE_SCATTER_GATHER);
     ck_assert(ch.next_cost_s >= ch.cost_s);
-    /* Large, from 4 ranks: reduce-scatter + gather, for either kind. */
+    /* Large: the pipelined chain, whose n max(beta, gamma) beats the
+     * 2n beta + n gamma of reduce-scatter + gather once its p - 2 stages
+     * of fill are paid; a medium size on many ranks cannot pay them. */
     for (p = 4; p <= 1024; p = p * 2 + 1) {
         for (comm = 0; comm < 2; ++comm) {
             loom_reduce_select(&cfg, p, 64u << 20, comm, &ch);
-            ck_assert_msg(ch.alg == LOOM_REDUCE_SCATTER_GATHER, "p=%d comm=%d: %s", p, comm,
+            ck_assert_msg(ch.alg == LOOM_REDUCE_CHAIN, "p=%d comm=%d: %s", p, comm,
                           loom_reduce_alg_names[ch.alg]);
+            ck_assert(ch.seg_bytes >= (16u << 10) && ch.seg_bytes <= (1u << 20));
+            if (p >= 255) {
+                loom_reduce_select(&cfg, p, 1u << 20, comm, &ch);
+                ck_assert_msg(ch.alg == LOOM_REDUCE_SCATTER_GATHER, "p=%d comm=%d: %s", p,
+                              comm, loom_reduce_alg_names[ch.alg]);
+                ck_assert_int_eq(ch.seg_bytes, 0);
+            }
         }
     }
+    /* The segment setting wins over the model's. */
+    cfg.reduce_segment = 12345 * 8;
+    loom_reduce_select(&cfg, 8, 64u << 20, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_REDUCE_CHAIN);
+    ck_assert_int_eq(ch.seg_bytes, 12345 * 8);
+    cfg.reduce_segment = 0;
     /* Decisions depend on (p, bytes, commutative, settings) only. */
     for (p = 1; p <= 300; p += 13) {
         for (bytes = 0; bytes <= (64u << 20); bytes = bytes * 3 + 1) {
@@ -230,6 +312,13 @@ START_TEST(test_select)
     cfg.reduce_algorithm = LOOM_REDUCE_BINOMIAL;
     loom_reduce_select(&cfg, 16, 1u << 30, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_REDUCE_BINOMIAL);
+    ck_assert_int_eq(ch.seg_bytes, 0);
+    /* A forced chain at a size the model would not pick it for still
+     * gets a segment size. */
+    cfg.reduce_algorithm = LOOM_REDUCE_CHAIN;
+    loom_reduce_select(&cfg, 16, 8, 0, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_REDUCE_CHAIN);
+    ck_assert_int_eq(ch.seg_bytes, 64u << 10);
 }
 END_TEST
 
@@ -311,6 +400,8 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_edges, 1, 25);
     tcase_add_loop_test(tc, test_random, 0, 8);
+    tcase_add_loop_test(tc, test_chain_segments, 0, 7);
+    tcase_add_test(tc, test_chain_scratch_bounded);
     tcase_add_test(tc, test_select);
     tcase_add_test(tc, test_names_and_config);
     tcase_add_test(tc, test_plan);

@@ -70,6 +70,7 @@ static void rooted_case(const rooted_alg_t *alg, int p, size_t count, int root,
         .name = alg->name, .coll = alg->coll, .plan = alg->plan, .nranks = p,
         .count = count, .root = root, .in_place = (int)(which % 2),
         .seg_bytes = alg->segmented ? rooted_segs[(which / 2) % NSEGS] : 0,
+        .depth = alg->segmented ? (int)(which % 3) : 0,    /* 0: the default */
         .ranks_per_node = (int)(which % 3),
         .seed = mix(((uint64_t)p << 40) ^ ((uint64_t)count << 16) ^ (uint64_t)root ^
                     ((uint64_t)which << 56)),

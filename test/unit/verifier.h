@@ -24,6 +24,7 @@
 #include "coll/core/allreduce.h"
 #include "coll/core/bcast.h"
 #include "coll/core/reduce.h"
+#include "coll/core/reduce_scatter.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -145,6 +146,7 @@ struct loom_verify_coll {
 extern const loom_verify_coll_t loom_verify_allreduce;
 extern const loom_verify_coll_t loom_verify_bcast;
 extern const loom_verify_coll_t loom_verify_reduce;
+extern const loom_verify_coll_t loom_verify_reduce_scatter_block;
 
 typedef struct loom_verify_report {
     loom_verify_verdict_t verdict;

@@ -111,3 +111,35 @@ const loom_verify_coll_t loom_verify_reduce = {
     .expected = vc_fold_everywhere,   /* only the root has a receive buffer */
     .replicated = 0, .folds_elementwise = 1,
 };
+
+/* ------------------------------------------------- reduce_scatter_block */
+
+/* p blocks of count elements in; block rank out.  In place the input
+ * fills the receive buffer, whose first count elements get the result. */
+static void vc_rs_block_layout(const loom_verify_params_t *pa, int rank,
+                               loom_verify_layout_t *lay)
+{
+    size_t all = (size_t)pa->nranks * pa->count;
+
+    (void)rank;
+    *lay = (loom_verify_layout_t){ .has_recv = 1,
+                                   .recv_elems = pa->in_place ? all : pa->count,
+                                   .has_send = !pa->in_place, .send_elems = all,
+                                   .in_place = pa->in_place };
+}
+
+static int vc_rs_block_expected(const loom_verify_params_t *pa, int rank, size_t i,
+                                void *elem)
+{
+    if (i >= pa->count) {
+        return 0;   /* in place, the rest of the input: undefined after the call */
+    }
+    loom_verify_fold(pa, (size_t)rank * pa->count + i, elem);
+    return 1;
+}
+
+const loom_verify_coll_t loom_verify_reduce_scatter_block = {
+    .name = "reduce_scatter_block", .rooted = 0,
+    .layout = vc_rs_block_layout, .initial = vc_allreduce_initial,
+    .expected = vc_rs_block_expected, .replicated = 0, .folds_elementwise = 0,
+};
