@@ -221,10 +221,10 @@ START_TEST(test_rules_every_coll_errors)
     expect_error("bcast:0-1K:@ring", "position 13",
                  "one of: auto, binomial, chain, scatter_allgather)");
     expect_error("reduce:0-1K:@ring", "position 14", "one of: auto, binomial, "
-                 "reduce_scatter_gather)");
+                 "reduce_scatter_gather, reproducible, chain)");
     expect_error("allgatherv:0-1K:@rabenseifner", "position 18", "one of: auto, bruck, ring)");
     expect_error("reduce_scatter_block:0-1K:@chain", "position 28",
-                 "one of: auto, recursive_halving, ring)");
+                 "one of: auto, recursive_halving, ring, reproducible)");
     expect_error("bcast:0-1K:@chain:seg=0", "position 19", "segment size");
     expect_error("gather:0-1K:@ring", "position 1", "one of: allreduce, bcast, reduce, "
                  "allgather, allgatherv, reduce_scatter, reduce_scatter_block, cost)");
