@@ -1,6 +1,7 @@
 #!/bin/sh
 # loom-bench in make check: a short 2-rank sweep with every result checked,
 # short checked runs of allgather and reduce_scatter_block at 2 and 3 ranks,
+# and of every other collective once at 2 ranks,
 # the CSV's shape, proof that the loom column ran on Loom and the default
 # columns did not, the plot (or the message when gnuplot is missing), and
 # clear errors for bad arguments.  Times are never asserted: the machine
@@ -142,7 +143,23 @@ gathered ireduce_scatter_block 3 'recursive_halving|ring' '252 8184 ' -d int32 -
     -b 8 -e 64K -f 32
 gathered iallgather 3 'bruck|ring' '252 8184 ' -b 8 -e 64K -f 32
 
-# ------------------------------------------------------ 5: bad arguments
+# -------------- 5: the v-variants, bcast and reduce, 2 ranks, briefly
+# Each once, every result checked: equal counts through the v entry
+# points; bcast and reduce from root 1, so that a root taken as 0
+# somewhere fails the check (reduce: only the root's output is defined,
+# bcast: only the others' are written).
+gathered allgatherv 2 'bruck|ring' '8 256 8192 ' -b 8 -e 64K -f 32
+gathered reduce_scatter 2 'recursive_halving|ring' '16 512 16384 ' -d int32 -o bor \
+    -b 16 -e 64K -f 32
+rooted='binomial|chain|scatter_allgather|reduce_scatter_gather'
+gathered bcast 2 "$rooted" '8 256 8192 ' --root 1 -d uint8 -b 8 -e 64K -f 32
+gathered ibcast 2 "$rooted" '8 8192 ' --root 1 -b 8 -e 64K -f 1024
+gathered reduce 2 "$rooted" '8 256 8192 ' --root 1 -d int64 -o prod -b 8 -e 64K -f 32
+gathered ireduce 2 "$rooted" '8 8192 ' --root 1 -o min -b 8 -e 64K -f 1024
+grep -q '^# loom-bench: reduce (root 1), int64 prod' "$tmp/reduce-2.out" ||
+    fail "reduce: the header does not name the root"
+
+# ------------------------------------------------------ 6: bad arguments
 # bad_args EXPECTED ARGS...: loom-bench fails with a message naming the
 # argument and what is accepted.
 bad_args() {
@@ -162,5 +179,7 @@ bad_args "-o bxor does not apply to -d float; accepted for float: sum" -o bxor
 bad_args "-b '12X': expected a byte count with an optional suffix K, M or G" -b 12X
 bad_args "-e 8 is below -b 1024" -b 1K -e 8
 bad_args "unknown option '--bogus'" --bogus
-bad_args "-c 'alltoall': unknown collective; accepted: allreduce, iallreduce, allgather, iallgather, reduce_scatter_block, ireduce_scatter_block" -c alltoall
+bad_args "-c 'alltoall': unknown collective; accepted: allreduce, iallreduce, allgather, iallgather, reduce_scatter_block, ireduce_scatter_block, allgatherv, reduce_scatter, bcast, ibcast, reduce, ireduce" -c alltoall
+bad_args "--root 1: no such rank in a job of 1; accepted: 0 to 0" -c bcast --root 1
+bad_args "--root '-1': expected a whole number from 0 to" -c reduce --root -1
 echo "PASS"

@@ -212,6 +212,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     switch (loom_bench_options_parse(argc, argv, rank == 0 ? stderr : NULL, &opts)) {
     case LOOM_BENCH_PARSE_RUN:
+        if (loom_bench_options_check_ranks(&opts, nranks, rank == 0 ? stderr : NULL) != 0) {
+            MPI_Finalize();
+            return 2;
+        }
         break;
     case LOOM_BENCH_PARSE_HELP:
         MPI_Finalize();

@@ -15,14 +15,21 @@ static const char *loom_bench_contender_name(const loom_bench_run_info_t *info, 
     return info->cmp->contender[c].name;
 }
 
+static const char *loom_bench_root_text(int root, char *buf, size_t len)
+{
+    snprintf(buf, len, " (root %d)", root);
+    return buf;
+}
+
 void loom_bench_output_header(FILE *out, const loom_bench_run_info_t *info)
 {
     const loom_bench_options_t *o = info->opts;
     char a[32], b[32];
 
-    fprintf(out, "# loom-bench: %s, %s %s, %d ranks on %d node%s (%ld cores on rank 0's), "
+    fprintf(out, "# loom-bench: %s%s, %s %s, %d ranks on %d node%s (%ld cores on rank 0's), "
             "warm-up %d, %d timed batches per contender and size\n",
-            o->coll->name, o->dtype->name, o->op->name, info->nranks, info->nnodes,
+            o->coll->name, o->coll->rooted ? loom_bench_root_text(o->root, a, sizeof(a)) : "",
+            o->dtype->name, o->op->name, info->nranks, info->nnodes,
             info->nnodes == 1 ? "" : "s", info->cores, o->warmup, o->iters);
     if (o->compare) {
         fprintf(out, "# default: %s\n", info->cmp->why);

@@ -49,6 +49,9 @@ typedef struct loom_bench_sweep {
     unsigned char               *in_tile;     /* check.h tiles: this rank's input */
     unsigned char               *out_tiles;   /* one per output block (nranks at most),
                                                * filled for the size being run */
+    int                          out_checked; /* this rank's output defined at this size */
+    int                         *vcounts;     /* the v-variants' arrays (coll.h) */
+    int                         *vdispls;
     unsigned                     seed;        /* advances every checked batch */
     size_t                       cursor;      /* next slot, across batches */
     double                      *times;       /* iters per contender */
