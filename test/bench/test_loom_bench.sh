@@ -39,7 +39,7 @@ if ! run 2 "$tmp/sweep.out" -b 8 -e 256K -f 8 -n 3 -w 1 --check --csv "$csv" \
     fail "loom-bench -b 8 -e 256K -f 8 --check exited non-zero"
 fi
 cat "$tmp/sweep.out"
-header='collective,datatype,op,ranks,bytes,count,contender,median_us,min_us,max_us,algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements'
+header='collective,datatype,op,ranks,bytes,count,contender,median_us,min_us,max_us,algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements,memcpy_gbs,memcpy_frac'
 [ "$(head -n 1 "$csv")" = "$header" ] || fail "unexpected CSV header: $(head -n 1 "$csv")"
 for c in loom default 'default(A/A)'; do
     n=$(awk -F, -v c="$c" 'NR > 1 && $7 == c' "$csv" | wc -l)
@@ -71,6 +71,13 @@ awk -F, 'NR > 1 && !($12 > 0 && $8 > 0 && $9 <= $8 && $8 <= $10) { bad = 1 } END
     "$csv" || fail "a row with a non-positive busbw or time, or min > median > max"
 grep -q '^# A/A (the default against itself) over 6 sizes: median' "$tmp/sweep.out" ||
     fail "no A/A summary"
+# The memcpy reference: a positive bandwidth in every row, the same in
+# every row of a size, and no fraction for allreduce (no single-copy bound).
+grep -q 'memcpy of_memcpy' "$tmp/sweep.out" || fail "no memcpy columns in the table"
+awk -F, 'NR > 1 && !($18 > 0 && $19 == 0) { bad = 1 } END { exit bad }' "$csv" ||
+    fail "allreduce: memcpy_gbs not positive or memcpy_frac not 0"
+awk -F, 'NR > 1 { if (($5 in m) && m[$5] != $18) bad = 1; m[$5] = $18 } END { exit bad }' \
+    "$csv" || fail "memcpy_gbs differs between the rows of one size"
 if command -v "${LOOM_BENCH_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
     [ "$(head -c 4 "$tmp/sweep.png" | tail -c 3)" = PNG ] || fail "no PNG from gnuplot"
 fi
@@ -79,7 +86,7 @@ fi
 csv=$tmp/comm.csv
 if ! LOOM_BENCH_GNUPLOT=/nonexistent/gnuplot run 2 "$tmp/comm.out" --switch comm \
         -d int32 -o bxor -b 4 -e 64K -f 16 -n 2 -w 1 -B 3 --fresh=1M --check \
-        --plot "$tmp/comm.png"; then
+        --no-memcpy-ref --plot "$tmp/comm.png"; then
     cat "$tmp/comm.out" >&2
     fail "loom-bench --switch comm -d int32 -o bxor --fresh exited non-zero"
 fi
@@ -92,6 +99,9 @@ awk -F, 'NR > 1 && ($16 != "ok" || $3 != "bxor" || $2 != "int32") { bad = 1 } EN
     "$csv" || fail "int32 bxor: a check failed"
 awk -F, 'NR > 1 && $7 == "loom" && $15 == 0 { bad = 1 } END { exit bad }' "$csv" ||
     fail "--switch comm: a loom row did not run on Loom"
+grep -q '^# memcpy reference: off' "$tmp/comm.out" || fail "--no-memcpy-ref not reported"
+awk -F, 'NR > 1 && ($18 != 0 || $19 != 0) { bad = 1 } END { exit bad }' "$csv" ||
+    fail "--no-memcpy-ref: memcpy columns not 0"
 
 # ------------------------------------------- 3: the nonblocking form
 csv=$tmp/iallreduce.csv
@@ -158,6 +168,15 @@ gathered reduce 2 "$rooted" '8 256 8192 ' --root 1 -d int64 -o prod -b 8 -e 64K 
 gathered ireduce 2 "$rooted" '8 8192 ' --root 1 -o min -b 8 -e 64K -f 1024
 grep -q '^# loom-bench: reduce (root 1), int64 prod' "$tmp/reduce-2.out" ||
     fail "reduce: the header does not name the root"
+# Where a single copy bounds the collective, of_memcpy is algbw / memcpy
+# (to the CSV's rounding); it parses as a number in every row.
+for c in bcast-2 allgatherv-2; do
+    awk -F, 'NR > 1 && !($18 > 0 && $19 > 0 && ($11 / $18 - $19) ^ 2 < 1e-4 + 1e-4 * $19 ^ 2) {
+            bad = 1 } END { exit bad }' "$tmp/$c.csv" ||
+        fail "$c: memcpy_frac is not algbw_gbs / memcpy_gbs"
+done
+grep -q '^# memcpy reference: every rank but the root makes' "$tmp/bcast-2.out" ||
+    fail "bcast: the header does not say the root sits the memcpy reference out"
 
 # ------------------------------------------------------ 6: bad arguments
 # bad_args EXPECTED ARGS...: loom-bench fails with a message naming the

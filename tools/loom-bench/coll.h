@@ -53,6 +53,16 @@ typedef struct loom_bench_expect {
     size_t                 count;   /* the call's count argument */
 } loom_bench_expect_t;
 
+/* What the memcpy reference (memref.h) stands for with this collective.
+ * Every rank copies the size in bytes while the reference is timed,
+ * except as said here; the fraction column exists only where a
+ * single-copy scheme on shared memory is a bound (docs/loom-bench.md). */
+typedef enum {
+    LOOM_BENCH_REF_NONE,       /* memcpy GB/s for context; no fraction */
+    LOOM_BENCH_REF_ALL,        /* each rank copies size bytes (allgather) */
+    LOOM_BENCH_REF_BUT_ROOT    /* each rank but the root does (bcast) */
+} loom_bench_ref_t;
+
 typedef struct loom_bench_coll {
     const char *name;
     /* Loom's MPI_T performance variables for it begin with this. */
@@ -74,6 +84,7 @@ typedef struct loom_bench_coll {
     /* One call; returns the MPI error code. */
     int (*run)(const loom_bench_call_t *call);
     int rooted;   /* takes --root */
+    loom_bench_ref_t memcpy_ref;
 } loom_bench_coll_t;
 
 extern const loom_bench_coll_t loom_bench_coll_allreduce;

@@ -58,4 +58,5 @@ const loom_bench_coll_t loom_bench_coll_bcast = {
     .expected = loom_bench_bcast_expected,
     .run = loom_bench_bcast_run,
     .rooted = 1,
+    .memcpy_ref = LOOM_BENCH_REF_BUT_ROOT,
 };

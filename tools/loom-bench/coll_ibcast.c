@@ -27,4 +27,5 @@ const loom_bench_coll_t loom_bench_coll_ibcast = {
     .expected = loom_bench_bcast_expected,
     .run = loom_bench_ibcast_run,
     .rooted = 1,
+    .memcpy_ref = LOOM_BENCH_REF_BUT_ROOT,
 };

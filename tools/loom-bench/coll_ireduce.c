@@ -26,4 +26,5 @@ const loom_bench_coll_t loom_bench_coll_ireduce = {
     .expected = loom_bench_reduce_expected,
     .run = loom_bench_ireduce_run,
     .rooted = 1,
+    .memcpy_ref = LOOM_BENCH_REF_NONE,
 };

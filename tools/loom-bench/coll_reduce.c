@@ -37,4 +37,5 @@ const loom_bench_coll_t loom_bench_coll_reduce = {
     .expected = loom_bench_reduce_expected,
     .run = loom_bench_reduce_run,
     .rooted = 1,
+    .memcpy_ref = LOOM_BENCH_REF_NONE,
 };

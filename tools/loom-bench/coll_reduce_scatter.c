@@ -20,4 +20,5 @@ const loom_bench_coll_t loom_bench_coll_reduce_scatter = {
     .shape = loom_bench_reduce_scatter_shape,
     .expected = loom_bench_reduce_scatter_expected,
     .run = loom_bench_reduce_scatter_run,
+    .memcpy_ref = LOOM_BENCH_REF_NONE,
 };

@@ -11,7 +11,8 @@
 
 enum {   /* long options without a short form */
     LOOM_BENCH_OPT_CSV = 256, LOOM_BENCH_OPT_PLOT, LOOM_BENCH_OPT_NO_COMPARE,
-    LOOM_BENCH_OPT_SWITCH, LOOM_BENCH_OPT_PROGRESS, LOOM_BENCH_OPT_NO_PROGRESS
+    LOOM_BENCH_OPT_SWITCH, LOOM_BENCH_OPT_PROGRESS, LOOM_BENCH_OPT_NO_PROGRESS,
+    LOOM_BENCH_OPT_NO_MEMCPY_REF
 };
 
 static const struct option loom_bench_long_options[] = {
@@ -30,6 +31,7 @@ static const struct option loom_bench_long_options[] = {
     { "csv", required_argument, NULL, LOOM_BENCH_OPT_CSV },
     { "plot", required_argument, NULL, LOOM_BENCH_OPT_PLOT },
     { "no-compare", no_argument, NULL, LOOM_BENCH_OPT_NO_COMPARE },
+    { "no-memcpy-ref", no_argument, NULL, LOOM_BENCH_OPT_NO_MEMCPY_REF },
     { "switch", required_argument, NULL, LOOM_BENCH_OPT_SWITCH },
     { "progress", no_argument, NULL, LOOM_BENCH_OPT_PROGRESS },
     { "no-progress", no_argument, NULL, LOOM_BENCH_OPT_NO_PROGRESS },
@@ -65,7 +67,8 @@ static void loom_bench_usage(FILE *out)
         "      --csv FILE           also write the results as CSV\n"
         "      --plot FILE.png      plot busbw against size with gnuplot\n"
         "      --no-compare         time Loom alone\n"
-
+        "      --no-memcpy-ref      skip the memcpy of each size timed in turn with\n"
+        "                           the contenders (memcpy GB/s column)\n"
         "      --switch MODE        how the default is reached: auto, cvar (Loom's\n"
         "                           coll_loom_enable control variable), comm (a\n"
         "                           communicator that refuses Loom); default auto\n"
@@ -221,7 +224,7 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
     loom_bench_options_t o = {
         .coll = &loom_bench_coll_allreduce, .dtype = loom_bench_dtype_find("float"),
         .op = loom_bench_op_find("sum"), .min_bytes = 8, .max_bytes = 64u << 20,
-        .step_factor = 2, .warmup = 2, .iters = 20, .compare = 1,
+        .step_factor = 2, .warmup = 2, .iters = 20, .compare = 1, .memcpy_ref = 1,
     };
     long value;
     int c;
@@ -320,6 +323,9 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
             break;
         case LOOM_BENCH_OPT_NO_COMPARE:
             o.compare = 0;
+            break;
+        case LOOM_BENCH_OPT_NO_MEMCPY_REF:
+            o.memcpy_ref = 0;
             break;
         case LOOM_BENCH_OPT_SWITCH:
             if (strcmp(optarg, "auto") == 0) {

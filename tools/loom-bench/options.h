@@ -38,6 +38,7 @@ typedef struct loom_bench_options {
     int                       check;
     int                       compare;      /* 0: Loom alone (--no-compare) */
     int                       root;         /* rooted collectives' root (--root) */
+    int                       memcpy_ref;   /* time the memcpy reference (memref.h) */
     loom_bench_switch_t       switch_mode;
     loom_bench_progress_t     progress;
     const char               *csv_path;     /* NULL: no CSV */

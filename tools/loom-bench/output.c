@@ -45,17 +45,30 @@ void loom_bench_output_header(FILE *out, const loom_bench_run_info_t *info)
         fprintf(out, "# buffers: the same for every call (--fresh rotates)\n");
     }
     fprintf(out, "# check: %s\n", o->check ? "every result of every call" : "off (--check)");
+    if (!o->memcpy_ref) {
+        fprintf(out, "# memcpy reference: off (--no-memcpy-ref)\n");
+    } else {
+        fprintf(out, "# memcpy reference: %s a memcpy of size bytes at once, the slowest "
+                "rank's time, in turn with the contenders; memcpy: size / its median, in "
+                "GB/s%s\n",
+                o->coll->memcpy_ref == LOOM_BENCH_REF_BUT_ROOT ? "every rank but the root makes"
+                                                               : "every rank makes",
+                o->coll->memcpy_ref == LOOM_BENCH_REF_NONE
+                    ? ""
+                    : "; of_memcpy: algbw / memcpy (the single-copy bound, docs/loom-bench.md)");
+    }
     fprintf(out, "# mpi_yield_when_idle: %s\n",
             info->mpit->yield_when_idle < 0 ? "unknown"
             : info->mpit->yield_when_idle ? "1 (waiting ranks yield the cores)"
                                           : "0 (waiting ranks spin)");
     fprintf(out, "# times in us per call, the slowest rank's; median, min, max over batches; "
             "ratio: median / default's median\n");
-    fprintf(out, "#%11s %11s  %-13s %10s %10s %10s %9s %9s %6s  %-18s %s\n", "size", "count",
-            "contender", "median", "min", "max", "algbw", "busbw", "ratio", "algorithm",
-            "check");
-    fprintf(out, "#%11s %11s  %-13s %10s %10s %10s %9s %9s %6s  %-18s %s\n", "(B)",
-            "(elements)", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "", "", "");
+    fprintf(out, "#%11s %11s  %-13s %10s %10s %10s %9s %9s %6s %8s %9s  %-18s %s\n", "size",
+            "count", "contender", "median", "min", "max", "algbw", "busbw", "ratio", "memcpy",
+            "of_memcpy", "algorithm", "check");
+    fprintf(out, "#%11s %11s  %-13s %10s %10s %10s %9s %9s %6s %8s %9s  %-18s %s\n", "(B)",
+            "(elements)", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "", "(GB/s)", "", "",
+            "");
     fflush(out);
 }
 
@@ -71,24 +84,33 @@ static const char *loom_bench_check_text(const loom_bench_result_t *r, char *buf
     return buf;
 }
 
+/* A value the row may lack (0): "-" then, as the CSV's 0 says "none". */
+static void loom_bench_number_text(double v, const char *format, char *buf, size_t len)
+{
+    if (v > 0) {
+        snprintf(buf, len, format, v);
+    } else {
+        snprintf(buf, len, "-");
+    }
+}
+
 void loom_bench_output_rows(FILE *out, const loom_bench_run_info_t *info,
                             const loom_bench_result_t *results)
 {
-    char check[32], ratio[16];
+    char check[32], ratio[16], memcpy_gbs[16], frac[16];
     int c;
 
     for (c = 0; c < info->cmp->count; ++c) {
         const loom_bench_result_t *r = &results[c];
 
-        if (r->ratio > 0) {
-            snprintf(ratio, sizeof(ratio), "%.2f", r->ratio);
-        } else {
-            snprintf(ratio, sizeof(ratio), "-");
-        }
-        fprintf(out, "%12zu %11zu  %-13s %10.2f %10.2f %10.2f %9.3f %9.3f %6s  %-18s %s\n",
+        loom_bench_number_text(r->ratio, "%.2f", ratio, sizeof(ratio));
+        loom_bench_number_text(r->memcpy_gbs, "%.3f", memcpy_gbs, sizeof(memcpy_gbs));
+        loom_bench_number_text(r->memcpy_frac, "%.2f", frac, sizeof(frac));
+        fprintf(out,
+                "%12zu %11zu  %-13s %10.2f %10.2f %10.2f %9.3f %9.3f %6s %8s %9s  %-18s %s\n",
                 r->bytes, r->count, loom_bench_contender_name(info, c), r->median * 1e6,
-                r->min * 1e6, r->max * 1e6, r->algbw, r->busbw, ratio, r->algorithm,
-                loom_bench_check_text(r, check, sizeof(check)));
+                r->min * 1e6, r->max * 1e6, r->algbw, r->busbw, ratio, memcpy_gbs, frac,
+                r->algorithm, loom_bench_check_text(r, check, sizeof(check)));
     }
     fflush(out);
 }
@@ -162,15 +184,19 @@ int loom_bench_output_csv(const char *path, const loom_bench_run_info_t *info,
         return -1;
     }
     fprintf(f, "collective,datatype,op,ranks,bytes,count,contender,median_us,min_us,max_us,"
-            "algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements\n");
+            "algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements,"
+            "memcpy_gbs,memcpy_frac\n");
     for (i = 0; i < nsizes * info->cmp->count; ++i) {
         r = &results[i];
-        fprintf(f, "%s,%s,%s,%d,%zu,%zu,%s,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%llu,%s,%lld\n",
+        /* %g for the fraction: at 8 bytes it is far below 0.0001, and a
+         * positive value must not print as 0, which means "none". */
+        fprintf(f, "%s,%s,%s,%d,%zu,%zu,%s,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%llu,%s,%lld,"
+                "%.4f,%.6g\n",
                 o->coll->name, o->dtype->name, o->op->name, info->nranks, r->bytes, r->count,
                 loom_bench_contender_name(info, r->contender), r->median * 1e6, r->min * 1e6,
                 r->max * 1e6, r->algbw, r->busbw, r->ratio, r->algorithm, r->loom_calls,
                 r->check_failures < 0 ? "off" : r->check_failures == 0 ? "ok" : "fail",
-                r->check_failures < 0 ? 0 : r->check_failures);
+                r->check_failures < 0 ? 0 : r->check_failures, r->memcpy_gbs, r->memcpy_frac);
     }
     if (fclose(f) != 0) {
         fprintf(stderr, "loom-bench: writing the CSV to %s failed: %s\n", path,

@@ -77,7 +77,7 @@ int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_c
     loom_bench_layout_t l;
     loom_bench_shape_t shape;
     int64_t in_values[LOOM_BENCH_CHECK_PERIOD];
-    size_t in_bytes = 0, out_bytes = 0, tile_bytes, esz = opts->dtype->size;
+    size_t in_bytes = 0, out_bytes = 0, ref_bytes = 0, tile_bytes, esz = opts->dtype->size;
     int i, j;
 
     memset(sweep_p, 0, sizeof(*sweep_p));
@@ -94,8 +94,12 @@ int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_c
         in_bytes = l.in_slots * l.in_stride > in_bytes ? l.in_slots * l.in_stride : in_bytes;
         out_bytes = l.out_slots * l.out_stride > out_bytes ? l.out_slots * l.out_stride
                                                            : out_bytes;
+        l = loom_bench_memref_layout(sizes[i], loom_bench_batch(opts, sizes[i]), opts->fresh,
+                                     span);
+        ref_bytes = l.in_slots * l.in_stride > ref_bytes ? l.in_slots * l.in_stride : ref_bytes;
     }
-    sweep_p->times = malloc((size_t)opts->iters * LOOM_BENCH_MAX_CONTENDERS * sizeof(double));
+    sweep_p->times =
+        malloc((size_t)opts->iters * (LOOM_BENCH_MAX_CONTENDERS + 1) * sizeof(double));
     tile_bytes = 2 * LOOM_BENCH_CHECK_PERIOD * esz;
     sweep_p->in_tile = malloc(tile_bytes);
     sweep_p->out_tiles = malloc(tile_bytes * (size_t)sweep_p->nranks);
@@ -107,6 +111,13 @@ int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_c
         return -1;
     }
     sweep_p->vdispls = sweep_p->vcounts + sweep_p->nranks;
+    if (opts->memcpy_ref) {
+        if (loom_bench_memref_create(ref_bytes, &sweep_p->memref) != 0) {
+            loom_bench_sweep_destroy(sweep_p);
+            return -1;
+        }
+        sweep_p->have_memref = 1;
+    }
     for (j = 0; j < LOOM_BENCH_CHECK_PERIOD; ++j) {
         in_values[j] = loom_bench_check_value(opts->op, sweep_p->rank, j);
     }
@@ -119,6 +130,10 @@ int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_c
 
 void loom_bench_sweep_destroy(loom_bench_sweep_t *sweep)
 {
+    if (sweep->have_memref) {
+        loom_bench_memref_destroy(&sweep->memref);
+        sweep->have_memref = 0;
+    }
     loom_bench_buffers_destroy(&sweep->bufs);
     free(sweep->vcounts);
     sweep->vcounts = sweep->vdispls = NULL;
@@ -271,14 +286,33 @@ static double loom_bench_batch_run(loom_bench_sweep_t *s, const loom_bench_batch
     return worst;
 }
 
+/* One batch of the memcpy reference: the slowest copying rank's seconds
+ * per copy, lined up as a contender's batch is.  Ranks that would not copy
+ * in a single-copy scheme (bcast's root, coll.h) wait it out. */
+static double loom_bench_memref_turn(loom_bench_sweep_t *s, const loom_bench_batch_args_t *a,
+                                     size_t bytes)
+{
+    const loom_bench_options_t *o = s->opts;
+    loom_bench_layout_t l = loom_bench_memref_layout(bytes, a->batch, o->fresh, s->span);
+    double dt = 0.0, worst = 0.0;
+
+    loom_bench_sleepy_barrier(s->cmp->sync);
+    MPI_Barrier(s->cmp->sync);
+    if (!(o->coll->memcpy_ref == LOOM_BENCH_REF_BUT_ROOT && s->rank == o->root)) {
+        dt = loom_bench_memref_batch(&s->memref, &l, bytes, a->batch);
+    }
+    MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, s->cmp->sync);
+    return worst;
+}
+
 int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_t *results_p)
 {
     const loom_bench_options_t *o = s->opts;
-    int nc = s->cmp->count, c, k, w;
+    int nc = s->cmp->count, nt = nc + s->have_memref, c, k, w;
     loom_bench_batch_args_t a = { .batch = loom_bench_batch(o, bytes) };
     loom_bench_counters_t grown[LOOM_BENCH_MAX_CONTENDERS], zero;
     long long bad[LOOM_BENCH_MAX_CONTENDERS] = { 0 }, bad_all[LOOM_BENCH_MAX_CONTENDERS];
-    double *t;
+    double *t, ref_median = 0.0;
 
     loom_bench_shape_of(o, s->nranks, bytes, &a.shape);
     for (c = 0; c < s->nranks; ++c) {
@@ -300,11 +334,24 @@ int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_
             loom_bench_batch_run(s, &a, &grown[c], &bad[c]);
         }
     }
+    for (k = 0; k < o->warmup && s->have_memref; ++k) {
+        loom_bench_memref_turn(s, &a, bytes);
+    }
+    /* Turn nc, when there is one, is the memcpy reference's. */
     for (k = 0; k < o->iters; ++k) {
-        for (w = 0; w < nc; ++w) {
-            a.contender = c = (k + w) % nc;   /* rotate who goes first */
+        for (w = 0; w < nt; ++w) {
+            c = (k + w) % nt;   /* rotate who goes first */
+            if (c == nc) {
+                s->times[c * o->iters + k] = loom_bench_memref_turn(s, &a, bytes);
+                continue;
+            }
+            a.contender = c;
             s->times[c * o->iters + k] = loom_bench_batch_run(s, &a, &grown[c], &bad[c]);
         }
+    }
+    if (s->have_memref) {
+        t = &s->times[nc * o->iters];
+        ref_median = loom_bench_median(t, (size_t)o->iters);
     }
     MPI_Allreduce(bad, bad_all, nc, MPI_LONG_LONG, MPI_SUM, s->cmp->sync);
     for (c = 0; c < nc; ++c) {
@@ -323,6 +370,11 @@ int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_
         loom_bench_mpit_describe(s->mpit, &zero, &grown[c], r->algorithm, sizeof(r->algorithm));
         r->loom_calls = grown[c].value[LOOM_BENCH_PVAR_CALLS];
         r->check_failures = o->check ? bad_all[c] : -1;
+        if (ref_median > 0) {
+            r->memcpy_gbs = (double)bytes / ref_median / 1e9;
+            r->memcpy_frac = o->coll->memcpy_ref != LOOM_BENCH_REF_NONE && r->median > 0
+                               ? ref_median / r->median : 0.0;
+        }
     }
     for (c = 0; c < nc; ++c) {
         results_p[c].ratio = nc > 1 && results_p[LOOM_BENCH_DEFAULT].median > 0
