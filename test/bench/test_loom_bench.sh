@@ -9,6 +9,7 @@
 set -u
 
 top_build=${abs_top_builddir:-$PWD}
+top_src=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$top_build/loom-bench
 [ -x "$bench" ] || { echo "FAIL: $bench is not built" >&2; exit 1; }
 
@@ -178,7 +179,33 @@ done
 grep -q '^# memcpy reference: every rank but the root makes' "$tmp/bcast-2.out" ||
     fail "bcast: the header does not say the root sits the memcpy reference out"
 
-# ------------------------------------------------------ 6: bad arguments
+# --------------------------------- 6: the Markdown report (make bench-all)
+# One table per collective from the CSVs above: a row per size with a
+# verdict, of_memcpy and its verdict where a single copy bounds the
+# collective (bcast), none where it does not (allreduce).
+report=$top_src/tools/loom-bench-report.sh
+sh "$report" "$tmp/sweep.csv" "$tmp/bcast-2.csv" >"$tmp/report.md" ||
+    fail "loom-bench-report.sh exited non-zero"
+cat "$tmp/report.md"
+[ "$(grep -c '^### ' "$tmp/report.md")" -eq 2 ] || fail "report: not one table per collective"
+grep -q '^| ranks | size | loom (us) | default (us) | ratio | A/A | bound | verdict | algorithm |$' \
+    "$tmp/report.md" || fail "report: allreduce's table header"
+grep -q '| memcpy (GB/s) | of_memcpy | copy | algorithm |$' "$tmp/report.md" ||
+    fail "report: bcast's table lacks the memcpy columns"
+[ "$(grep -cE '^\| 2 \| [0-9]+[KMG]? \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| (ok|SLOW) \|' \
+    "$tmp/report.md")" -eq 9 ] || fail "report: 6 allreduce and 3 bcast rows with a verdict expected"
+grep -qE '^\| 2 \| 8K \| .* \| [0-9.]+ \| [0-9.]+ \| - \| [a-z_+]+ \|$' "$tmp/report.md" ||
+    fail "report: bcast at 8K (below --large) should have of_memcpy and no copy verdict"
+sh "$report" --large 8K "$tmp/bcast-2.csv" | grep -qE '^\| 2 \| 8K \| .* \| (ok|LOW) \| [a-z_+]+ \|$' ||
+    fail "report --large 8K: no copy verdict at 8K"
+grep -q '^- 2 ranks: A/A p95 [0-9.]*, bound [0-9.]*; SLOW at [0-9]* of 6 sizes$' "$tmp/report.md" ||
+    fail "report: allreduce's summary line"
+if sh "$report" --large 12X "$tmp/sweep.csv" >"$tmp/bad.out" 2>&1; then
+    fail "report --large 12X exited 0"
+fi
+grep -q -- "--large '12X': expected bytes" "$tmp/bad.out" || fail "report: no message for --large 12X"
+
+# ------------------------------------------------------ 7: bad arguments
 # bad_args EXPECTED ARGS...: loom-bench fails with a message naming the
 # argument and what is accepted.
 bad_args() {
