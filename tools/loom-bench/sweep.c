@@ -308,16 +308,16 @@ static double loom_bench_memref_turn(loom_bench_sweep_t *s, const loom_bench_bat
 int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_t *results_p)
 {
     const loom_bench_options_t *o = s->opts;
-    int nc = s->cmp->count, nt = nc + s->have_memref, c, k, w;
+    int nc = s->cmp->count, nt = nc + s->have_memref, c, k, w, i;
     loom_bench_batch_args_t a = { .batch = loom_bench_batch(o, bytes) };
     loom_bench_counters_t grown[LOOM_BENCH_MAX_CONTENDERS], zero;
     long long bad[LOOM_BENCH_MAX_CONTENDERS] = { 0 }, bad_all[LOOM_BENCH_MAX_CONTENDERS];
     double *t, ref_median = 0.0;
 
     loom_bench_shape_of(o, s->nranks, bytes, &a.shape);
-    for (c = 0; c < s->nranks; ++c) {
-        s->vcounts[c] = (int)a.shape.count;
-        s->vdispls[c] = c * (int)a.shape.count;
+    for (i = 0; i < s->nranks; ++i) {
+        s->vcounts[i] = (int)a.shape.count;
+        s->vdispls[i] = i * (int)a.shape.count;
     }
     a.layout = loom_bench_layout(a.shape.in_count * o->dtype->size,
                                  a.shape.out_count * o->dtype->size, a.batch, o->fresh, s->span,
