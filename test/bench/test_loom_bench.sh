@@ -178,6 +178,9 @@ for c in bcast-2 allgatherv-2; do
 done
 grep -q '^# memcpy reference: every rank but the root makes' "$tmp/bcast-2.out" ||
     fail "bcast: the header does not say the root sits the memcpy reference out"
+grep -q '^# of_memcpy: no size from 1M on' "$tmp/bcast-2.out" ||
+    fail "bcast: no of_memcpy summary line"
+grep -q '^# of_memcpy' "$tmp/sweep.out" && fail "allreduce: an of_memcpy summary line"
 
 # --------------------------------- 6: the Markdown report (make bench-all)
 # One table per collective from the CSVs above: a row per size with a

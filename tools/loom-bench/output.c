@@ -115,6 +115,38 @@ void loom_bench_output_rows(FILE *out, const loom_bench_run_info_t *info,
     fflush(out);
 }
 
+/* Loom's of_memcpy where the single-copy target applies. */
+static void loom_bench_output_memcpy_summary(FILE *out, const loom_bench_run_info_t *info,
+                                             const loom_bench_result_t *results, int nsizes)
+{
+    const loom_bench_result_t *r;
+    double lo = 0.0, hi = 0.0;
+    int nc = info->cmp->count, i, n = 0, below = 0;
+    char large[32];
+
+    if (!info->opts->memcpy_ref || info->opts->coll->memcpy_ref == LOOM_BENCH_REF_NONE) {
+        return;
+    }
+    for (i = 0; i < nsizes; ++i) {
+        r = &results[i * nc + LOOM_BENCH_LOOM];
+        if (r->bytes < LOOM_BENCH_MEMREF_LARGE || r->memcpy_frac <= 0) {
+            continue;
+        }
+        lo = n == 0 || r->memcpy_frac < lo ? r->memcpy_frac : lo;
+        hi = n == 0 || r->memcpy_frac > hi ? r->memcpy_frac : hi;
+        below += r->memcpy_frac < LOOM_BENCH_MEMREF_TARGET;
+        ++n;
+    }
+    loom_bench_size_format(LOOM_BENCH_MEMREF_LARGE, large, sizeof(large));
+    if (n == 0) {
+        fprintf(out, "# of_memcpy: no size from %s on, where the single-copy target "
+                "applies\n", large);
+        return;
+    }
+    fprintf(out, "# of_memcpy (loom) over the %d sizes from %s on: %.2f to %.2f; below the "
+            "target %.2f at %d\n", n, large, lo, hi, LOOM_BENCH_MEMREF_TARGET, below);
+}
+
 void loom_bench_output_summary(FILE *out, const loom_bench_run_info_t *info,
                                const loom_bench_result_t *results, int nsizes)
 {
@@ -145,6 +177,7 @@ void loom_bench_output_summary(FILE *out, const loom_bench_run_info_t *info,
         fprintf(out, "# WARNING: Loom ran calls of a default column at %d rows: the "
                 "comparison is not against Open MPI's module\n", on_loom);
     }
+    loom_bench_output_memcpy_summary(out, info, results, nsizes);
     if (nc < LOOM_BENCH_MAX_CONTENDERS || nsizes == 0) {
         return;
     }
