@@ -183,8 +183,11 @@ static void loom_bench_out_tiles_fill(loom_bench_sweep_t *s, const loom_bench_sh
     int b;
 
     s->out_checked = 1;
-    for (b = 0; b < shape->out_blocks && s->out_checked; ++b) {
-        s->out_checked = s->opts->coll->expected(&e, b, values);
+    for (b = 0; b < shape->out_blocks; ++b) {
+        if (!s->opts->coll->expected(&e, b, values)) {
+            s->out_checked = 0;
+            return;
+        }
         loom_bench_tile_fill(s->opts->dtype, values, s->out_tiles + (size_t)b * tile_bytes);
     }
 }
