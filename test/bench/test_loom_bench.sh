@@ -1,6 +1,7 @@
 #!/bin/sh
 # loom-bench in make check: a short 2-rank sweep with every result checked,
 # short checked runs of allgather and reduce_scatter_block at 2 and 3 ranks,
+# and of every other collective once at 2 ranks,
 # the CSV's shape, proof that the loom column ran on Loom and the default
 # columns did not, the plot (or the message when gnuplot is missing), and
 # clear errors for bad arguments.  Times are never asserted: the machine
@@ -8,6 +9,7 @@
 set -u
 
 top_build=${abs_top_builddir:-$PWD}
+top_src=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$top_build/loom-bench
 [ -x "$bench" ] || { echo "FAIL: $bench is not built" >&2; exit 1; }
 
@@ -38,7 +40,7 @@ if ! run 2 "$tmp/sweep.out" -b 8 -e 256K -f 8 -n 3 -w 1 --check --csv "$csv" \
     fail "loom-bench -b 8 -e 256K -f 8 --check exited non-zero"
 fi
 cat "$tmp/sweep.out"
-header='collective,datatype,op,ranks,bytes,count,contender,median_us,min_us,max_us,algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements'
+header='collective,datatype,op,ranks,bytes,count,contender,median_us,min_us,max_us,algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements,memcpy_gbs,memcpy_frac'
 [ "$(head -n 1 "$csv")" = "$header" ] || fail "unexpected CSV header: $(head -n 1 "$csv")"
 for c in loom default 'default(A/A)'; do
     n=$(awk -F, -v c="$c" 'NR > 1 && $7 == c' "$csv" | wc -l)
@@ -70,6 +72,13 @@ awk -F, 'NR > 1 && !($12 > 0 && $8 > 0 && $9 <= $8 && $8 <= $10) { bad = 1 } END
     "$csv" || fail "a row with a non-positive busbw or time, or min > median > max"
 grep -q '^# A/A (the default against itself) over 6 sizes: median' "$tmp/sweep.out" ||
     fail "no A/A summary"
+# The memcpy reference: a positive bandwidth in every row, the same in
+# every row of a size, and no fraction for allreduce (no single-copy bound).
+grep -q 'memcpy of_memcpy' "$tmp/sweep.out" || fail "no memcpy columns in the table"
+awk -F, 'NR > 1 && !($18 > 0 && $19 == 0) { bad = 1 } END { exit bad }' "$csv" ||
+    fail "allreduce: memcpy_gbs not positive or memcpy_frac not 0"
+awk -F, 'NR > 1 { if (($5 in m) && m[$5] != $18) bad = 1; m[$5] = $18 } END { exit bad }' \
+    "$csv" || fail "memcpy_gbs differs between the rows of one size"
 if command -v "${LOOM_BENCH_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
     [ "$(head -c 4 "$tmp/sweep.png" | tail -c 3)" = PNG ] || fail "no PNG from gnuplot"
 fi
@@ -78,7 +87,7 @@ fi
 csv=$tmp/comm.csv
 if ! LOOM_BENCH_GNUPLOT=/nonexistent/gnuplot run 2 "$tmp/comm.out" --switch comm \
         -d int32 -o bxor -b 4 -e 64K -f 16 -n 2 -w 1 -B 3 --fresh=1M --check \
-        --plot "$tmp/comm.png"; then
+        --no-memcpy-ref --plot "$tmp/comm.png"; then
     cat "$tmp/comm.out" >&2
     fail "loom-bench --switch comm -d int32 -o bxor --fresh exited non-zero"
 fi
@@ -91,6 +100,9 @@ awk -F, 'NR > 1 && ($16 != "ok" || $3 != "bxor" || $2 != "int32") { bad = 1 } EN
     "$csv" || fail "int32 bxor: a check failed"
 awk -F, 'NR > 1 && $7 == "loom" && $15 == 0 { bad = 1 } END { exit bad }' "$csv" ||
     fail "--switch comm: a loom row did not run on Loom"
+grep -q '^# memcpy reference: off' "$tmp/comm.out" || fail "--no-memcpy-ref not reported"
+awk -F, 'NR > 1 && ($18 != 0 || $19 != 0) { bad = 1 } END { exit bad }' "$csv" ||
+    fail "--no-memcpy-ref: memcpy columns not 0"
 
 # ------------------------------------------- 3: the nonblocking form
 csv=$tmp/iallreduce.csv
@@ -142,7 +154,61 @@ gathered ireduce_scatter_block 3 'recursive_halving|ring' '252 8184 ' -d int32 -
     -b 8 -e 64K -f 32
 gathered iallgather 3 'bruck|ring' '252 8184 ' -b 8 -e 64K -f 32
 
-# ------------------------------------------------------ 5: bad arguments
+# -------------- 5: the v-variants, bcast and reduce, 2 ranks, briefly
+# Each once, every result checked: equal counts through the v entry
+# points; bcast and reduce from root 1, so that a root taken as 0
+# somewhere fails the check (reduce: only the root's output is defined,
+# bcast: only the others' are written).
+gathered allgatherv 2 'bruck|ring' '8 256 8192 ' -b 8 -e 64K -f 32
+gathered reduce_scatter 2 'recursive_halving|ring' '16 512 16384 ' -d int32 -o bor \
+    -b 16 -e 64K -f 32
+rooted='binomial|chain|scatter_allgather|reduce_scatter_gather'
+gathered bcast 2 "$rooted" '8 256 8192 ' --root 1 -d uint8 -b 8 -e 64K -f 32
+gathered ibcast 2 "$rooted" '8 8192 ' --root 1 -b 8 -e 64K -f 1024
+gathered reduce 2 "$rooted" '8 256 8192 ' --root 1 -d int64 -o prod -b 8 -e 64K -f 32
+gathered ireduce 2 "$rooted" '8 8192 ' --root 1 -o min -b 8 -e 64K -f 1024
+grep -q '^# loom-bench: reduce (root 1), int64 prod' "$tmp/reduce-2.out" ||
+    fail "reduce: the header does not name the root"
+# Where a single copy bounds the collective, of_memcpy is algbw / memcpy
+# (to the CSV's rounding); it parses as a number in every row.
+for c in bcast-2 allgatherv-2; do
+    awk -F, 'NR > 1 && !($18 > 0 && $19 > 0 && ($11 / $18 - $19) ^ 2 < 1e-4 + 1e-4 * $19 ^ 2) {
+            bad = 1 } END { exit bad }' "$tmp/$c.csv" ||
+        fail "$c: memcpy_frac is not algbw_gbs / memcpy_gbs"
+done
+grep -q '^# memcpy reference: every rank but the root makes' "$tmp/bcast-2.out" ||
+    fail "bcast: the header does not say the root sits the memcpy reference out"
+grep -q '^# of_memcpy: no size from 1M on' "$tmp/bcast-2.out" ||
+    fail "bcast: no of_memcpy summary line"
+grep -q '^# of_memcpy' "$tmp/sweep.out" && fail "allreduce: an of_memcpy summary line"
+
+# --------------------------------- 6: the Markdown report (make bench-all)
+# One table per collective from the CSVs above: a row per size with a
+# verdict, of_memcpy and its verdict where a single copy bounds the
+# collective (bcast), none where it does not (allreduce).
+report=$top_src/tools/loom-bench-report.sh
+sh "$report" "$tmp/sweep.csv" "$tmp/bcast-2.csv" >"$tmp/report.md" ||
+    fail "loom-bench-report.sh exited non-zero"
+cat "$tmp/report.md"
+[ "$(grep -c '^### ' "$tmp/report.md")" -eq 2 ] || fail "report: not one table per collective"
+grep -q '^| ranks | size | loom (us) | default (us) | ratio | A/A | bound | verdict | algorithm |$' \
+    "$tmp/report.md" || fail "report: allreduce's table header"
+grep -q '| memcpy (GB/s) | of_memcpy | copy | algorithm |$' "$tmp/report.md" ||
+    fail "report: bcast's table lacks the memcpy columns"
+[ "$(grep -cE '^\| 2 \| [0-9]+[KMG]? \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| (ok|SLOW) \|' \
+    "$tmp/report.md")" -eq 9 ] || fail "report: 6 allreduce and 3 bcast rows with a verdict expected"
+grep -qE '^\| 2 \| 8K \| .* \| [0-9.]+ \| [0-9.]+ \| - \| [a-z_+]+ \|$' "$tmp/report.md" ||
+    fail "report: bcast at 8K (below --large) should have of_memcpy and no copy verdict"
+sh "$report" --large 8K "$tmp/bcast-2.csv" | grep -qE '^\| 2 \| 8K \| .* \| (ok|LOW) \| [a-z_+]+ \|$' ||
+    fail "report --large 8K: no copy verdict at 8K"
+grep -q '^- 2 ranks: A/A p95 [0-9.]*, bound [0-9.]*; SLOW at [0-9]* of 6 sizes$' "$tmp/report.md" ||
+    fail "report: allreduce's summary line"
+if sh "$report" --large 12X "$tmp/sweep.csv" >"$tmp/bad.out" 2>&1; then
+    fail "report --large 12X exited 0"
+fi
+grep -q -- "--large '12X': expected bytes" "$tmp/bad.out" || fail "report: no message for --large 12X"
+
+# ------------------------------------------------------ 7: bad arguments
 # bad_args EXPECTED ARGS...: loom-bench fails with a message naming the
 # argument and what is accepted.
 bad_args() {
@@ -162,5 +228,7 @@ bad_args "-o bxor does not apply to -d float; accepted for float: sum" -o bxor
 bad_args "-b '12X': expected a byte count with an optional suffix K, M or G" -b 12X
 bad_args "-e 8 is below -b 1024" -b 1K -e 8
 bad_args "unknown option '--bogus'" --bogus
-bad_args "-c 'alltoall': unknown collective; accepted: allreduce, iallreduce, allgather, iallgather, reduce_scatter_block, ireduce_scatter_block" -c alltoall
+bad_args "-c 'alltoall': unknown collective; accepted: allreduce, iallreduce, allgather, iallgather, reduce_scatter_block, ireduce_scatter_block, allgatherv, reduce_scatter, bcast, ibcast, reduce, ireduce" -c alltoall
+bad_args "--root 1: no such rank in a job of 1; accepted: 0 to 0" -c bcast --root 1
+bad_args "--root '-1': expected a whole number from 0 to" -c reduce --root -1
 echo "PASS"

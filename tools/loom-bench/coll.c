@@ -10,6 +10,12 @@ static const loom_bench_coll_t *const loom_bench_colls[] = {
     &loom_bench_coll_iallgather,
     &loom_bench_coll_reduce_scatter_block,
     &loom_bench_coll_ireduce_scatter_block,
+    &loom_bench_coll_allgatherv,
+    &loom_bench_coll_reduce_scatter,
+    &loom_bench_coll_bcast,
+    &loom_bench_coll_ibcast,
+    &loom_bench_coll_reduce,
+    &loom_bench_coll_ireduce,
 };
 
 const loom_bench_coll_t *loom_bench_coll_find(const char *name)
@@ -27,5 +33,5 @@ const loom_bench_coll_t *loom_bench_coll_find(const char *name)
 const char *loom_bench_coll_names(void)
 {
     return "allreduce, iallreduce, allgather, iallgather, reduce_scatter_block, "
-           "ireduce_scatter_block";
+           "ireduce_scatter_block, allgatherv, reduce_scatter, bcast, ibcast, reduce, ireduce";
 }

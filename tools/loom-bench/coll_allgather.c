@@ -25,15 +25,14 @@ void loom_bench_allgather_shape(size_t elems, int nranks, loom_bench_shape_t *sh
 }
 
 /* Block r is rank r's input, element for element. */
-void loom_bench_allgather_expected(const loom_bench_op_t *op, int rank, int nranks, size_t count,
-                                   int block, int64_t *values)
+int loom_bench_allgather_expected(const loom_bench_expect_t *e, int block, int64_t *values)
 {
     int j;
 
-    (void)rank, (void)nranks, (void)count;
     for (j = 0; j < LOOM_BENCH_CHECK_PERIOD; ++j) {
-        values[j] = loom_bench_check_value(op, block, j);
+        values[j] = loom_bench_check_value(e->op, block, j);
     }
+    return 1;
 }
 
 /* The op does not apply: nothing is reduced. */
@@ -50,4 +49,5 @@ const loom_bench_coll_t loom_bench_coll_allgather = {
     .shape = loom_bench_allgather_shape,
     .expected = loom_bench_allgather_expected,
     .run = loom_bench_allgather_run,
+    .memcpy_ref = LOOM_BENCH_REF_ALL,
 };

@@ -20,15 +20,15 @@ void loom_bench_allreduce_shape(size_t elems, int nranks, loom_bench_shape_t *sh
     };
 }
 
-void loom_bench_allreduce_expected(const loom_bench_op_t *op, int rank, int nranks, size_t count,
-                                   int block, int64_t *values)
+int loom_bench_allreduce_expected(const loom_bench_expect_t *e, int block, int64_t *values)
 {
     int j;
 
-    (void)rank, (void)count, (void)block;
+    (void)block;
     for (j = 0; j < LOOM_BENCH_CHECK_PERIOD; ++j) {
-        values[j] = loom_bench_check_reduced(op, nranks, j);
+        values[j] = loom_bench_check_reduced(e->op, e->nranks, j);
     }
+    return 1;
 }
 
 static int loom_bench_allreduce_run(const loom_bench_call_t *call)
@@ -43,4 +43,5 @@ const loom_bench_coll_t loom_bench_coll_allreduce = {
     .shape = loom_bench_allreduce_shape,
     .expected = loom_bench_allreduce_expected,
     .run = loom_bench_allreduce_run,
+    .memcpy_ref = LOOM_BENCH_REF_NONE,
 };

@@ -25,4 +25,5 @@ const loom_bench_coll_t loom_bench_coll_iallgather = {
     .shape = loom_bench_allgather_shape,
     .expected = loom_bench_allgather_expected,
     .run = loom_bench_iallgather_run,
+    .memcpy_ref = LOOM_BENCH_REF_ALL,
 };

@@ -27,4 +27,5 @@ const loom_bench_coll_t loom_bench_coll_iallreduce = {
     .shape = loom_bench_allreduce_shape,
     .expected = loom_bench_allreduce_expected,
     .run = loom_bench_iallreduce_run,
+    .memcpy_ref = LOOM_BENCH_REF_NONE,
 };

@@ -26,4 +26,5 @@ const loom_bench_coll_t loom_bench_coll_ireduce_scatter_block = {
     .shape = loom_bench_reduce_scatter_shape,
     .expected = loom_bench_reduce_scatter_expected,
     .run = loom_bench_ireduce_scatter_block_run,
+    .memcpy_ref = LOOM_BENCH_REF_NONE,
 };

@@ -27,17 +27,18 @@ void loom_bench_reduce_scatter_shape(size_t elems, int nranks, loom_bench_shape_
 
 /* This rank's output element i is the reduction of input element
  * rank * count + i, so its pattern starts rank * count positions on. */
-void loom_bench_reduce_scatter_expected(const loom_bench_op_t *op, int rank, int nranks,
-                                        size_t count, int block, int64_t *values)
+int loom_bench_reduce_scatter_expected(const loom_bench_expect_t *e, int block,
+                                       int64_t *values)
 {
-    size_t shift = (size_t)rank * count % LOOM_BENCH_CHECK_PERIOD;
+    size_t shift = (size_t)e->rank * e->count % LOOM_BENCH_CHECK_PERIOD;
     int j;
 
     (void)block;
     for (j = 0; j < LOOM_BENCH_CHECK_PERIOD; ++j) {
-        values[j] = loom_bench_check_reduced(op, nranks,
+        values[j] = loom_bench_check_reduced(e->op, e->nranks,
                                              (int)((j + shift) % LOOM_BENCH_CHECK_PERIOD));
     }
+    return 1;
 }
 
 static int loom_bench_reduce_scatter_block_run(const loom_bench_call_t *call)
@@ -53,4 +54,5 @@ const loom_bench_coll_t loom_bench_coll_reduce_scatter_block = {
     .shape = loom_bench_reduce_scatter_shape,
     .expected = loom_bench_reduce_scatter_expected,
     .run = loom_bench_reduce_scatter_block_run,
+    .memcpy_ref = LOOM_BENCH_REF_NONE,
 };

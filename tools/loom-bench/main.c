@@ -56,16 +56,18 @@ static int loom_bench_terminal(void)
 }
 
 /* The fresh arenas: the cache's size unless given, at most an eighth of
- * the node's memory across its ranks (two arenas each, and room left). */
+ * the node's memory across its ranks (two arenas each, two more for the
+ * memcpy reference, and room left). */
 static size_t loom_bench_fresh_span(const loom_bench_options_t *opts, size_t llc,
                                     int local_ranks, int *capped_p)
 {
     size_t span = opts->fresh_span > 0 ? opts->fresh_span : llc, cap;
+    size_t arenas = opts->memcpy_ref ? 4 : 2;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 
     *capped_p = 0;
     if (pages > 0 && page > 0) {
-        cap = (size_t)pages * (size_t)page / 8 / 2 / (size_t)local_ranks;
+        cap = (size_t)pages * (size_t)page / 8 / arenas / (size_t)local_ranks;
         if (span > cap) {
             span = cap;
             *capped_p = 1;
@@ -212,6 +214,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     switch (loom_bench_options_parse(argc, argv, rank == 0 ? stderr : NULL, &opts)) {
     case LOOM_BENCH_PARSE_RUN:
+        if (loom_bench_options_check_ranks(&opts, nranks, rank == 0 ? stderr : NULL) != 0) {
+            MPI_Finalize();
+            return 2;
+        }
         break;
     case LOOM_BENCH_PARSE_HELP:
         MPI_Finalize();

@@ -18,6 +18,11 @@ static const struct {
     [LOOM_BENCH_PVAR_ALG_DBTREE] = { "alg_double_binary_tree", "double_binary_tree" },
     [LOOM_BENCH_PVAR_ALG_BRUCK] = { "alg_bruck", "bruck" },
     [LOOM_BENCH_PVAR_ALG_HALVING] = { "alg_recursive_halving", "recursive_halving" },
+    [LOOM_BENCH_PVAR_ALG_BINOMIAL] = { "alg_binomial", "binomial" },
+    [LOOM_BENCH_PVAR_ALG_CHAIN] = { "alg_chain", "chain" },
+    [LOOM_BENCH_PVAR_ALG_SCATTER_ALLGATHER] = { "alg_scatter_allgather", "scatter_allgather" },
+    [LOOM_BENCH_PVAR_ALG_REDUCE_SCATTER_GATHER] = { "alg_reduce_scatter_gather",
+                                                    "reduce_scatter_gather" },
 };
 
 /* MPI 3.1 has no lookup by name (MPI_T_*_get_index is MPI 4.0). */

@@ -11,7 +11,8 @@
 
 enum {   /* long options without a short form */
     LOOM_BENCH_OPT_CSV = 256, LOOM_BENCH_OPT_PLOT, LOOM_BENCH_OPT_NO_COMPARE,
-    LOOM_BENCH_OPT_SWITCH, LOOM_BENCH_OPT_PROGRESS, LOOM_BENCH_OPT_NO_PROGRESS
+    LOOM_BENCH_OPT_SWITCH, LOOM_BENCH_OPT_PROGRESS, LOOM_BENCH_OPT_NO_PROGRESS,
+    LOOM_BENCH_OPT_NO_MEMCPY_REF
 };
 
 static const struct option loom_bench_long_options[] = {
@@ -24,11 +25,13 @@ static const struct option loom_bench_long_options[] = {
     { "batch", required_argument, NULL, 'B' },
     { "datatype", required_argument, NULL, 'd' },
     { "op", required_argument, NULL, 'o' },
+    { "root", required_argument, NULL, 'r' },
     { "fresh", optional_argument, NULL, 'F' },
     { "check", no_argument, NULL, 'C' },
     { "csv", required_argument, NULL, LOOM_BENCH_OPT_CSV },
     { "plot", required_argument, NULL, LOOM_BENCH_OPT_PLOT },
     { "no-compare", no_argument, NULL, LOOM_BENCH_OPT_NO_COMPARE },
+    { "no-memcpy-ref", no_argument, NULL, LOOM_BENCH_OPT_NO_MEMCPY_REF },
     { "switch", required_argument, NULL, LOOM_BENCH_OPT_SWITCH },
     { "progress", no_argument, NULL, LOOM_BENCH_OPT_PROGRESS },
     { "no-progress", no_argument, NULL, LOOM_BENCH_OPT_NO_PROGRESS },
@@ -56,12 +59,16 @@ static void loom_bench_usage(FILE *out)
         "                           (default float)\n"
         "  -o, --op NAME            %s\n"
         "                           (default sum)\n"
+        "  -r, --root N             the root of bcast, reduce and their nonblocking\n"
+        "                           forms, 0 to ranks - 1 (default 0)\n"
         "  -F, --fresh[=SIZE]       rotate through buffers larger than the last-level\n"
         "                           cache (default SIZE: the cache's, from hwloc)\n"
         "  -C, --check              verify every result of every call\n"
         "      --csv FILE           also write the results as CSV\n"
         "      --plot FILE.png      plot busbw against size with gnuplot\n"
         "      --no-compare         time Loom alone\n"
+        "      --no-memcpy-ref      skip the memcpy of each size timed in turn with\n"
+        "                           the contenders (memcpy GB/s column)\n"
         "      --switch MODE        how the default is reached: auto, cvar (Loom's\n"
         "                           coll_loom_enable control variable), comm (a\n"
         "                           communicator that refuses Loom); default auto\n"
@@ -199,20 +206,32 @@ static int loom_bench_options_validate(FILE *err, loom_bench_options_t *o)
     return 0;
 }
 
+int loom_bench_options_check_ranks(const loom_bench_options_t *opts, int nranks, FILE *err)
+{
+    if (opts->root >= nranks) {
+        if (err != NULL) {
+            fprintf(err, "loom-bench: --root %d: no such rank in a job of %d; accepted: 0 to "
+                    "%d\n", opts->root, nranks, nranks - 1);
+        }
+        return -1;
+    }
+    return 0;
+}
+
 loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
                                             loom_bench_options_t *opts_p)
 {
     loom_bench_options_t o = {
         .coll = &loom_bench_coll_allreduce, .dtype = loom_bench_dtype_find("float"),
         .op = loom_bench_op_find("sum"), .min_bytes = 8, .max_bytes = 64u << 20,
-        .step_factor = 2, .warmup = 2, .iters = 20, .compare = 1,
+        .step_factor = 2, .warmup = 2, .iters = 20, .compare = 1, .memcpy_ref = 1,
     };
     long value;
     int c;
 
     opterr = 0;      /* the messages below name the accepted values */
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":c:b:e:f:w:n:B:d:o:F::Ch",
+    while ((c = getopt_long(argc, argv, ":c:b:e:f:w:n:B:d:o:r:F::Ch",
                             loom_bench_long_options, NULL)) != -1) {
         switch (c) {
         case 'c':
@@ -279,6 +298,13 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
                 return LOOM_BENCH_PARSE_ERROR;
             }
             break;
+        case 'r':
+            /* The upper bound needs the rank count: options_check_ranks. */
+            if (loom_bench_int_parse(err, "--root", optarg, 0, INT_MAX, &value) != 0) {
+                return LOOM_BENCH_PARSE_ERROR;
+            }
+            o.root = (int)value;
+            break;
         case 'F':
             o.fresh = 1;
             if (optarg != NULL &&
@@ -297,6 +323,9 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
             break;
         case LOOM_BENCH_OPT_NO_COMPARE:
             o.compare = 0;
+            break;
+        case LOOM_BENCH_OPT_NO_MEMCPY_REF:
+            o.memcpy_ref = 0;
             break;
         case LOOM_BENCH_OPT_SWITCH:
             if (strcmp(optarg, "auto") == 0) {

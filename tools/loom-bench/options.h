@@ -37,6 +37,8 @@ typedef struct loom_bench_options {
     size_t                    fresh_span;   /* bytes per buffer arena; 0: the LLC's size */
     int                       check;
     int                       compare;      /* 0: Loom alone (--no-compare) */
+    int                       root;         /* rooted collectives' root (--root) */
+    int                       memcpy_ref;   /* time the memcpy reference (memref.h) */
     loom_bench_switch_t       switch_mode;
     loom_bench_progress_t     progress;
     const char               *csv_path;     /* NULL: no CSV */
@@ -53,6 +55,10 @@ typedef enum {
  * all ranks but 0, which parse the same arguments). */
 loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
                                             loom_bench_options_t *opts_p);
+
+/* The checks that need the rank count, after MPI_Init: 0, or -1 with a
+ * message on err (NULL: silent). */
+int loom_bench_options_check_ranks(const loom_bench_options_t *opts, int nranks, FILE *err);
 
 /* "8", "256K", "64M", "1G" into bytes (K = 1024); 0 on success. */
 int loom_bench_size_parse(const char *text, size_t *bytes_p);

@@ -15,14 +15,21 @@ static const char *loom_bench_contender_name(const loom_bench_run_info_t *info, 
     return info->cmp->contender[c].name;
 }
 
+static const char *loom_bench_root_text(int root, char *buf, size_t len)
+{
+    snprintf(buf, len, " (root %d)", root);
+    return buf;
+}
+
 void loom_bench_output_header(FILE *out, const loom_bench_run_info_t *info)
 {
     const loom_bench_options_t *o = info->opts;
     char a[32], b[32];
 
-    fprintf(out, "# loom-bench: %s, %s %s, %d ranks on %d node%s (%ld cores on rank 0's), "
+    fprintf(out, "# loom-bench: %s%s, %s %s, %d ranks on %d node%s (%ld cores on rank 0's), "
             "warm-up %d, %d timed batches per contender and size\n",
-            o->coll->name, o->dtype->name, o->op->name, info->nranks, info->nnodes,
+            o->coll->name, o->coll->rooted ? loom_bench_root_text(o->root, a, sizeof(a)) : "",
+            o->dtype->name, o->op->name, info->nranks, info->nnodes,
             info->nnodes == 1 ? "" : "s", info->cores, o->warmup, o->iters);
     if (o->compare) {
         fprintf(out, "# default: %s\n", info->cmp->why);
@@ -38,17 +45,30 @@ void loom_bench_output_header(FILE *out, const loom_bench_run_info_t *info)
         fprintf(out, "# buffers: the same for every call (--fresh rotates)\n");
     }
     fprintf(out, "# check: %s\n", o->check ? "every result of every call" : "off (--check)");
+    if (!o->memcpy_ref) {
+        fprintf(out, "# memcpy reference: off (--no-memcpy-ref)\n");
+    } else {
+        fprintf(out, "# memcpy reference: %s a memcpy of size bytes at once, the slowest "
+                "rank's time, in turn with the contenders; memcpy: size / its median, in "
+                "GB/s%s\n",
+                o->coll->memcpy_ref == LOOM_BENCH_REF_BUT_ROOT ? "every rank but the root makes"
+                                                               : "every rank makes",
+                o->coll->memcpy_ref == LOOM_BENCH_REF_NONE
+                    ? ""
+                    : "; of_memcpy: algbw / memcpy (the single-copy bound, docs/loom-bench.md)");
+    }
     fprintf(out, "# mpi_yield_when_idle: %s\n",
             info->mpit->yield_when_idle < 0 ? "unknown"
             : info->mpit->yield_when_idle ? "1 (waiting ranks yield the cores)"
                                           : "0 (waiting ranks spin)");
     fprintf(out, "# times in us per call, the slowest rank's; median, min, max over batches; "
             "ratio: median / default's median\n");
-    fprintf(out, "#%11s %11s  %-13s %10s %10s %10s %9s %9s %6s  %-18s %s\n", "size", "count",
-            "contender", "median", "min", "max", "algbw", "busbw", "ratio", "algorithm",
-            "check");
-    fprintf(out, "#%11s %11s  %-13s %10s %10s %10s %9s %9s %6s  %-18s %s\n", "(B)",
-            "(elements)", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "", "", "");
+    fprintf(out, "#%11s %11s  %-13s %10s %10s %10s %9s %9s %6s %8s %9s  %-18s %s\n", "size",
+            "count", "contender", "median", "min", "max", "algbw", "busbw", "ratio", "memcpy",
+            "of_memcpy", "algorithm", "check");
+    fprintf(out, "#%11s %11s  %-13s %10s %10s %10s %9s %9s %6s %8s %9s  %-18s %s\n", "(B)",
+            "(elements)", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "", "(GB/s)", "", "",
+            "");
     fflush(out);
 }
 
@@ -64,26 +84,67 @@ static const char *loom_bench_check_text(const loom_bench_result_t *r, char *buf
     return buf;
 }
 
+/* A value the row may lack (0): "-" then, as the CSV's 0 says "none". */
+static void loom_bench_number_text(double v, const char *format, char *buf, size_t len)
+{
+    if (v > 0) {
+        snprintf(buf, len, format, v);
+    } else {
+        snprintf(buf, len, "-");
+    }
+}
+
 void loom_bench_output_rows(FILE *out, const loom_bench_run_info_t *info,
                             const loom_bench_result_t *results)
 {
-    char check[32], ratio[16];
+    char check[32], ratio[16], memcpy_gbs[16], frac[16];
     int c;
 
     for (c = 0; c < info->cmp->count; ++c) {
         const loom_bench_result_t *r = &results[c];
 
-        if (r->ratio > 0) {
-            snprintf(ratio, sizeof(ratio), "%.2f", r->ratio);
-        } else {
-            snprintf(ratio, sizeof(ratio), "-");
-        }
-        fprintf(out, "%12zu %11zu  %-13s %10.2f %10.2f %10.2f %9.3f %9.3f %6s  %-18s %s\n",
+        loom_bench_number_text(r->ratio, "%.2f", ratio, sizeof(ratio));
+        loom_bench_number_text(r->memcpy_gbs, "%.3f", memcpy_gbs, sizeof(memcpy_gbs));
+        loom_bench_number_text(r->memcpy_frac, "%.2f", frac, sizeof(frac));
+        fprintf(out,
+                "%12zu %11zu  %-13s %10.2f %10.2f %10.2f %9.3f %9.3f %6s %8s %9s  %-18s %s\n",
                 r->bytes, r->count, loom_bench_contender_name(info, c), r->median * 1e6,
-                r->min * 1e6, r->max * 1e6, r->algbw, r->busbw, ratio, r->algorithm,
-                loom_bench_check_text(r, check, sizeof(check)));
+                r->min * 1e6, r->max * 1e6, r->algbw, r->busbw, ratio, memcpy_gbs, frac,
+                r->algorithm, loom_bench_check_text(r, check, sizeof(check)));
     }
     fflush(out);
+}
+
+/* Loom's of_memcpy where the single-copy target applies. */
+static void loom_bench_output_memcpy_summary(FILE *out, const loom_bench_run_info_t *info,
+                                             const loom_bench_result_t *results, int nsizes)
+{
+    const loom_bench_result_t *r;
+    double lo = 0.0, hi = 0.0;
+    int nc = info->cmp->count, i, n = 0, below = 0;
+    char large[32];
+
+    if (!info->opts->memcpy_ref || info->opts->coll->memcpy_ref == LOOM_BENCH_REF_NONE) {
+        return;
+    }
+    for (i = 0; i < nsizes; ++i) {
+        r = &results[i * nc + LOOM_BENCH_LOOM];
+        if (r->bytes < LOOM_BENCH_MEMREF_LARGE || r->memcpy_frac <= 0) {
+            continue;
+        }
+        lo = n == 0 || r->memcpy_frac < lo ? r->memcpy_frac : lo;
+        hi = n == 0 || r->memcpy_frac > hi ? r->memcpy_frac : hi;
+        below += r->memcpy_frac < LOOM_BENCH_MEMREF_TARGET;
+        ++n;
+    }
+    loom_bench_size_format(LOOM_BENCH_MEMREF_LARGE, large, sizeof(large));
+    if (n == 0) {
+        fprintf(out, "# of_memcpy: no size from %s on, where the single-copy target "
+                "applies\n", large);
+        return;
+    }
+    fprintf(out, "# of_memcpy (loom) over the %d sizes from %s on: %.2f to %.2f; below the "
+            "target %.2f at %d\n", n, large, lo, hi, LOOM_BENCH_MEMREF_TARGET, below);
 }
 
 void loom_bench_output_summary(FILE *out, const loom_bench_run_info_t *info,
@@ -116,6 +177,7 @@ void loom_bench_output_summary(FILE *out, const loom_bench_run_info_t *info,
         fprintf(out, "# WARNING: Loom ran calls of a default column at %d rows: the "
                 "comparison is not against Open MPI's module\n", on_loom);
     }
+    loom_bench_output_memcpy_summary(out, info, results, nsizes);
     if (nc < LOOM_BENCH_MAX_CONTENDERS || nsizes == 0) {
         return;
     }
@@ -155,15 +217,19 @@ int loom_bench_output_csv(const char *path, const loom_bench_run_info_t *info,
         return -1;
     }
     fprintf(f, "collective,datatype,op,ranks,bytes,count,contender,median_us,min_us,max_us,"
-            "algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements\n");
+            "algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements,"
+            "memcpy_gbs,memcpy_frac\n");
     for (i = 0; i < nsizes * info->cmp->count; ++i) {
         r = &results[i];
-        fprintf(f, "%s,%s,%s,%d,%zu,%zu,%s,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%llu,%s,%lld\n",
+        /* %g for the fraction: at 8 bytes it is far below 0.0001, and a
+         * positive value must not print as 0, which means "none". */
+        fprintf(f, "%s,%s,%s,%d,%zu,%zu,%s,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%llu,%s,%lld,"
+                "%.4f,%.6g\n",
                 o->coll->name, o->dtype->name, o->op->name, info->nranks, r->bytes, r->count,
                 loom_bench_contender_name(info, r->contender), r->median * 1e6, r->min * 1e6,
                 r->max * 1e6, r->algbw, r->busbw, r->ratio, r->algorithm, r->loom_calls,
                 r->check_failures < 0 ? "off" : r->check_failures == 0 ? "ok" : "fail",
-                r->check_failures < 0 ? 0 : r->check_failures);
+                r->check_failures < 0 ? 0 : r->check_failures, r->memcpy_gbs, r->memcpy_frac);
     }
     if (fclose(f) != 0) {
         fprintf(stderr, "loom-bench: writing the CSV to %s failed: %s\n", path,

@@ -71,7 +71,7 @@ int loom_bench_plot_write(const char *png_path, const loom_bench_run_info_t *inf
 {
     const char *program = loom_bench_plot_program();
     const loom_bench_options_t *o = info->opts;
-    int nc = info->cmp->count, c, i, status;
+    int nc = info->cmp->count, c, i, status, bound;
     FILE *gp;
 
     if (!loom_bench_plot_available(program)) {
@@ -100,10 +100,33 @@ int loom_bench_plot_write(const char *png_path, const loom_bench_run_info_t *inf
         }
         fprintf(gp, "EOD\n");
     }
+    /* Where a single copy bounds the collective, the busbw it would show
+     * at exactly the memcpy reference's speed (of_memcpy = 1): the line
+     * the issue's 90% target is measured against.  Only from
+     * LOOM_BENCH_MEMREF_LARGE on, where the target applies: below, a
+     * cached memcpy runs at tens of GB/s and would flatten every other
+     * line. */
+    bound = 0;
+    if (o->memcpy_ref && o->coll->memcpy_ref != LOOM_BENCH_REF_NONE) {
+        for (i = 0; i < nsizes; ++i) {
+            if (results[i * nc].bytes < LOOM_BENCH_MEMREF_LARGE) {
+                continue;
+            }
+            fprintf(gp, "%s%zu %.6f\n", bound++ == 0 ? "$memcpy << EOD\n" : "",
+                    results[i * nc].bytes,
+                    results[i * nc].memcpy_gbs * o->coll->bus_factor(info->nranks));
+        }
+        if (bound > 0) {
+            fprintf(gp, "EOD\n");
+        }
+    }
     fprintf(gp, "plot ");
     for (c = 0; c < nc; ++c) {
         fprintf(gp, "%s$c%d with linespoints title \"%s\"", c > 0 ? ", " : "", c,
                 info->cmp->contender[c].name);
+    }
+    if (bound) {
+        fprintf(gp, ", $memcpy with lines dashtype 2 title \"memcpy bound (from 1M)\"");
     }
     fprintf(gp, "\n");
     status = pclose(gp);

@@ -1,6 +1,7 @@
 /*
- * The picture: busbw against message size, one line per contender,
- * drawn by gnuplot (Debian's gnuplot-nox) into a PNG.  loom-bench feeds
+ * The picture: busbw against message size, one line per contender, and
+ * for bcast and the allgathers the memcpy bound from 1 MiB on, drawn by
+ * gnuplot (Debian's gnuplot-nox) into a PNG.  loom-bench feeds
  * gnuplot a script on a pipe; without gnuplot it says so and the caller
  * keeps the CSV.
  */

@@ -77,7 +77,7 @@ int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_c
     loom_bench_layout_t l;
     loom_bench_shape_t shape;
     int64_t in_values[LOOM_BENCH_CHECK_PERIOD];
-    size_t in_bytes = 0, out_bytes = 0, tile_bytes, esz = opts->dtype->size;
+    size_t in_bytes = 0, out_bytes = 0, ref_bytes = 0, tile_bytes, esz = opts->dtype->size;
     int i, j;
 
     memset(sweep_p, 0, sizeof(*sweep_p));
@@ -94,15 +94,29 @@ int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_c
         in_bytes = l.in_slots * l.in_stride > in_bytes ? l.in_slots * l.in_stride : in_bytes;
         out_bytes = l.out_slots * l.out_stride > out_bytes ? l.out_slots * l.out_stride
                                                            : out_bytes;
+        l = loom_bench_memref_layout(sizes[i], loom_bench_batch(opts, sizes[i]), opts->fresh,
+                                     span);
+        ref_bytes = l.in_slots * l.in_stride > ref_bytes ? l.in_slots * l.in_stride : ref_bytes;
     }
-    sweep_p->times = malloc((size_t)opts->iters * LOOM_BENCH_MAX_CONTENDERS * sizeof(double));
+    sweep_p->times =
+        malloc((size_t)opts->iters * (LOOM_BENCH_MAX_CONTENDERS + 1) * sizeof(double));
     tile_bytes = 2 * LOOM_BENCH_CHECK_PERIOD * esz;
     sweep_p->in_tile = malloc(tile_bytes);
     sweep_p->out_tiles = malloc(tile_bytes * (size_t)sweep_p->nranks);
+    sweep_p->vcounts = malloc(2 * (size_t)sweep_p->nranks * sizeof(int));
     if (sweep_p->times == NULL || sweep_p->in_tile == NULL || sweep_p->out_tiles == NULL ||
+        sweep_p->vcounts == NULL ||
         loom_bench_buffers_create(in_bytes, out_bytes, &sweep_p->bufs) != 0) {
         loom_bench_sweep_destroy(sweep_p);
         return -1;
+    }
+    sweep_p->vdispls = sweep_p->vcounts + sweep_p->nranks;
+    if (opts->memcpy_ref) {
+        if (loom_bench_memref_create(ref_bytes, &sweep_p->memref) != 0) {
+            loom_bench_sweep_destroy(sweep_p);
+            return -1;
+        }
+        sweep_p->have_memref = 1;
     }
     for (j = 0; j < LOOM_BENCH_CHECK_PERIOD; ++j) {
         in_values[j] = loom_bench_check_value(opts->op, sweep_p->rank, j);
@@ -116,7 +130,13 @@ int loom_bench_sweep_create(const loom_bench_options_t *opts, const loom_bench_c
 
 void loom_bench_sweep_destroy(loom_bench_sweep_t *sweep)
 {
+    if (sweep->have_memref) {
+        loom_bench_memref_destroy(&sweep->memref);
+        sweep->have_memref = 0;
+    }
     loom_bench_buffers_destroy(&sweep->bufs);
+    free(sweep->vcounts);
+    sweep->vcounts = sweep->vdispls = NULL;
     free(sweep->out_tiles);
     free(sweep->in_tile);
     free(sweep->times);
@@ -150,15 +170,24 @@ typedef struct loom_bench_batch_args {
 
 /* What this rank's output blocks must hold at this size: the expected
  * values can depend on the count (reduce_scatter's block starts count *
- * rank elements into the input's pattern). */
+ * rank elements into the input's pattern).  A rank whose output MPI
+ * leaves undefined (reduce off the root) checks nothing. */
 static void loom_bench_out_tiles_fill(loom_bench_sweep_t *s, const loom_bench_shape_t *shape)
 {
+    const loom_bench_expect_t e = {
+        .op = s->opts->op, .rank = s->rank, .nranks = s->nranks, .root = s->opts->root,
+        .count = shape->count,
+    };
     int64_t values[LOOM_BENCH_CHECK_PERIOD];
     size_t tile_bytes = 2 * LOOM_BENCH_CHECK_PERIOD * s->opts->dtype->size;
     int b;
 
+    s->out_checked = 1;
     for (b = 0; b < shape->out_blocks; ++b) {
-        s->opts->coll->expected(s->opts->op, s->rank, s->nranks, shape->count, b, values);
+        if (!s->opts->coll->expected(&e, b, values)) {
+            s->out_checked = 0;
+            return;
+        }
         loom_bench_tile_fill(s->opts->dtype, values, s->out_tiles + (size_t)b * tile_bytes);
     }
 }
@@ -193,6 +222,9 @@ static long long loom_bench_batch_verify(const loom_bench_sweep_t *s,
     long long bad = 0;
     int b;
 
+    if (!s->out_checked) {
+        return 0;
+    }
     for (i = 0; i < (size_t)a->batch; ++i) {
         out = s->bufs.out + (s->cursor + i) % a->layout.out_slots * a->layout.out_stride;
         for (b = 0; b < a->shape.out_blocks; ++b) {
@@ -212,8 +244,9 @@ static double loom_bench_batch_run(loom_bench_sweep_t *s, const loom_bench_batch
     const loom_bench_contender_t *c = &s->cmp->contender[a->contender];
     loom_bench_counters_t before, after;
     loom_bench_call_t call = {
-        .count = (int)a->shape.count, .dtype = loom_bench_dtype_mpi(s->opts->dtype),
-        .op = loom_bench_op_mpi(s->opts->op), .comm = c->comm,
+        .count = (int)a->shape.count, .counts = s->vcounts, .displs = s->vdispls,
+        .dtype = loom_bench_dtype_mpi(s->opts->dtype), .op = loom_bench_op_mpi(s->opts->op),
+        .root = s->opts->root, .rank = s->rank, .comm = c->comm,
     };
     double t0, dt, worst = 0.0;
     int i, k;
@@ -256,16 +289,39 @@ static double loom_bench_batch_run(loom_bench_sweep_t *s, const loom_bench_batch
     return worst;
 }
 
+/* One batch of the memcpy reference: the slowest copying rank's seconds
+ * per copy, lined up as a contender's batch is.  Ranks that would not copy
+ * in a single-copy scheme (bcast's root, coll.h) wait it out. */
+static double loom_bench_memref_turn(loom_bench_sweep_t *s, const loom_bench_batch_args_t *a,
+                                     size_t bytes)
+{
+    const loom_bench_options_t *o = s->opts;
+    loom_bench_layout_t l = loom_bench_memref_layout(bytes, a->batch, o->fresh, s->span);
+    double dt = 0.0, worst = 0.0;
+
+    loom_bench_sleepy_barrier(s->cmp->sync);
+    MPI_Barrier(s->cmp->sync);
+    if (!(o->coll->memcpy_ref == LOOM_BENCH_REF_BUT_ROOT && s->rank == o->root)) {
+        dt = loom_bench_memref_batch(&s->memref, &l, bytes, a->batch);
+    }
+    MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, s->cmp->sync);
+    return worst;
+}
+
 int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_t *results_p)
 {
     const loom_bench_options_t *o = s->opts;
-    int nc = s->cmp->count, c, k, w;
+    int nc = s->cmp->count, nt = nc + s->have_memref, c, k, w, i;
     loom_bench_batch_args_t a = { .batch = loom_bench_batch(o, bytes) };
     loom_bench_counters_t grown[LOOM_BENCH_MAX_CONTENDERS], zero;
     long long bad[LOOM_BENCH_MAX_CONTENDERS] = { 0 }, bad_all[LOOM_BENCH_MAX_CONTENDERS];
-    double *t;
+    double *t, ref_median = 0.0;
 
     loom_bench_shape_of(o, s->nranks, bytes, &a.shape);
+    for (i = 0; i < s->nranks; ++i) {
+        s->vcounts[i] = (int)a.shape.count;
+        s->vdispls[i] = i * (int)a.shape.count;
+    }
     a.layout = loom_bench_layout(a.shape.in_count * o->dtype->size,
                                  a.shape.out_count * o->dtype->size, a.batch, o->fresh, s->span,
                                  o->check);
@@ -281,11 +337,24 @@ int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_
             loom_bench_batch_run(s, &a, &grown[c], &bad[c]);
         }
     }
+    for (k = 0; k < o->warmup && s->have_memref; ++k) {
+        loom_bench_memref_turn(s, &a, bytes);
+    }
+    /* Turn nc, when there is one, is the memcpy reference's. */
     for (k = 0; k < o->iters; ++k) {
-        for (w = 0; w < nc; ++w) {
-            a.contender = c = (k + w) % nc;   /* rotate who goes first */
+        for (w = 0; w < nt; ++w) {
+            c = (k + w) % nt;   /* rotate who goes first */
+            if (c == nc) {
+                s->times[c * o->iters + k] = loom_bench_memref_turn(s, &a, bytes);
+                continue;
+            }
+            a.contender = c;
             s->times[c * o->iters + k] = loom_bench_batch_run(s, &a, &grown[c], &bad[c]);
         }
+    }
+    if (s->have_memref) {
+        t = &s->times[nc * o->iters];
+        ref_median = loom_bench_median(t, (size_t)o->iters);
     }
     MPI_Allreduce(bad, bad_all, nc, MPI_LONG_LONG, MPI_SUM, s->cmp->sync);
     for (c = 0; c < nc; ++c) {
@@ -304,6 +373,11 @@ int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_
         loom_bench_mpit_describe(s->mpit, &zero, &grown[c], r->algorithm, sizeof(r->algorithm));
         r->loom_calls = grown[c].value[LOOM_BENCH_PVAR_CALLS];
         r->check_failures = o->check ? bad_all[c] : -1;
+        if (ref_median > 0) {
+            r->memcpy_gbs = (double)bytes / ref_median / 1e9;
+            r->memcpy_frac = o->coll->memcpy_ref != LOOM_BENCH_REF_NONE && r->median > 0
+                               ? ref_median / r->median : 0.0;
+        }
     }
     for (c = 0; c < nc; ++c) {
         results_p[c].ratio = nc > 1 && results_p[LOOM_BENCH_DEFAULT].median > 0

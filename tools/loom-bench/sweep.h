@@ -9,6 +9,9 @@
  * the machine does hits them all alike; median, min and max are over a
  * contender's batches at one size.
  *
+ * The memcpy reference (memref.h), unless turned off, takes its turn in
+ * the rotation as one more contender, though it has no row of its own.
+ *
  * Before a batch, every rank waits in a barrier whose waiters sleep (an
  * MPI_Ibarrier tested every 20 us) so that early ranks leave the cores to
  * late ones, then in an ordinary barrier that lines them up closely.
@@ -18,6 +21,7 @@
 
 #include "buffers.h"
 #include "compare.h"
+#include "memref.h"
 #include "mpit.h"
 #include "options.h"
 
@@ -36,6 +40,9 @@ typedef struct loom_bench_result {
     char                algorithm[64];   /* what Loom's counters say it did */
     unsigned long long  loom_calls;      /* Loom's calls counter growth, rank 0 */
     long long           check_failures;  /* wrong elements, all ranks; -1 unchecked */
+    double              memcpy_gbs;      /* bytes / the memcpy reference's median; 0: off */
+    double              memcpy_frac;     /* algbw / memcpy_gbs where the collective has a
+                                          * single-copy bound (coll.h); 0: none */
 } loom_bench_result_t;
 
 typedef struct loom_bench_sweep {
@@ -49,9 +56,14 @@ typedef struct loom_bench_sweep {
     unsigned char               *in_tile;     /* check.h tiles: this rank's input */
     unsigned char               *out_tiles;   /* one per output block (nranks at most),
                                                * filled for the size being run */
+    int                          out_checked; /* this rank's output defined at this size */
+    int                         *vcounts;     /* the v-variants' arrays (coll.h) */
+    int                         *vdispls;
     unsigned                     seed;        /* advances every checked batch */
     size_t                       cursor;      /* next slot, across batches */
-    double                      *times;       /* iters per contender */
+    int                          have_memref; /* --no-memcpy-ref clears it */
+    loom_bench_memref_t          memref;
+    double                      *times;       /* iters per contender, then the memref's */
 } loom_bench_sweep_t;
 
 /* The sizes to measure: min_bytes, times step_factor, up to max_bytes,
