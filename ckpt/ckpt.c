@@ -105,6 +105,26 @@ static loom_status_t chunk_size_from_env(uint64_t *size_p)
     return LOOM_OK;
 }
 
+/* LOOM_CKPT_KEEP: committed steps to keep, 0 (or unset): all. */
+static loom_status_t keep_from_env(unsigned *keep_p)
+{
+    const char *s = getenv("LOOM_CKPT_KEEP");
+    char *end;
+    *keep_p = 0;
+    if (s == NULL || *s == '\0') {
+        return LOOM_OK;
+    }
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno != 0 || *end != '\0' || *s == '-' || v > 1000000) {
+        loom_error("ckpt", "LOOM_CKPT_KEEP='%s' is not a count: give the number "
+                   "of committed steps to keep (0 keeps all)", s);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    *keep_p = (unsigned)v;
+    return LOOM_OK;
+}
+
 loom_status_t loom_ckpt_open(const char *dir, const loom_ckpt_coord_t *coord,
                              const loom_ckpt_options_t *opts,
                              loom_ckpt_t **ckpt_p)
@@ -133,6 +153,11 @@ loom_status_t loom_ckpt_open(const char *dir, const loom_ckpt_coord_t *coord,
         ckpt->chunk_size = opts->chunk_size;
     } else {
         st = chunk_size_from_env(&ckpt->chunk_size);
+    }
+    if (st == LOOM_OK && opts && opts->keep) {
+        ckpt->keep = opts->keep;
+    } else if (st == LOOM_OK) {
+        st = keep_from_env(&ckpt->keep);
     }
 
     size_t n = strlen(ckpt->dir);
@@ -365,6 +390,11 @@ loom_status_t loom_ckpt_save(loom_ckpt_t *ckpt, uint64_t step)
     loom_status_t commit_st = LOOM_OK;
     if (all_saved && is_root) {
         commit_st = write_commit(ckpt, step);
+        /* The step is committed whatever retention does. */
+        if (commit_st == LOOM_OK && loom_ckpt_retain(ckpt) != LOOM_OK) {
+            loom_warn("ckpt", "step %" PRIu64 " is committed, but deleting "
+                      "old steps from %s failed (see above)", step, ckpt->dir);
+        }
     }
     int committed = loom_ckpt_agree(ckpt, all_saved && commit_st == LOOM_OK);
     if (committed) {

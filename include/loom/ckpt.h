@@ -72,6 +72,7 @@ typedef struct loom_ckpt_options {
     size_t chunk_size;          /* bytes; 0: LOOM_CKPT_CHUNK_SIZE or 1 MiB */
     unsigned file_mode;         /* 0: 0600 */
     unsigned dir_mode;          /* 0: 0700 */
+    unsigned keep;              /* committed steps kept; 0: LOOM_CKPT_KEEP or all */
     const loom_ckpt_io_t *io;   /* NULL: the POSIX file system */
 } loom_ckpt_options_t;
 
@@ -83,6 +84,8 @@ typedef struct loom_ckpt_stats {
     uint64_t chunks_reused;     /* unchanged, or already stored */
     uint64_t bytes_written;     /* chunk bytes */
     uint64_t manifest_bytes;    /* manifest bytes */
+    uint64_t steps_deleted;     /* by retention (keep) */
+    uint64_t chunks_deleted;    /* no longer referenced by any step */
 } loom_ckpt_stats_t;
 
 /* Opens (creating it if needed) a checkpoint directory.  coord may be

@@ -40,10 +40,14 @@ static void fill(unsigned char *p, size_t n, unsigned seed)
     }
 }
 
+/* Committed steps kept (0: all); with 1, every save also deletes the
+ * previous step and its chunks, and cuts land in that too. */
+static unsigned keep;
+
 static loom_ckpt_t *open_state(const loom_ckpt_io_t *io, const char *dir,
                                state_t *s)
 {
-    loom_ckpt_options_t opts = { .chunk_size = CHUNK, .io = io };
+    loom_ckpt_options_t opts = { .chunk_size = CHUNK, .io = io, .keep = keep };
     loom_ckpt_t *ck = NULL;
     if (loom_ckpt_open(dir, NULL, &opts, &ck) != LOOM_OK) {
         return NULL;
@@ -169,6 +173,16 @@ START_TEST(test_cut_during_incremental_save)
 }
 END_TEST
 
+START_TEST(test_cut_during_save_with_retention)
+{
+    make_states();
+    keep = 1;
+    cut_everywhere(2);
+    cut_everywhere(3);
+    keep = 0;
+}
+END_TEST
+
 /* ------------------------------------------------------------ SIGKILL */
 
 static char tmpdir[256];
@@ -248,6 +262,7 @@ static Suite *crash_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_cut_during_first_save);
     tcase_add_test(tc, test_cut_during_incremental_save);
+    tcase_add_test(tc, test_cut_during_save_with_retention);
     tcase_add_test(tc, test_sigkill_while_saving);
     suite_add_tcase(s, tc);
     return s;
