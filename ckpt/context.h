@@ -13,6 +13,8 @@
 #include "ckpt/io.h"
 #include "ckpt/manifest.h"
 
+typedef struct loom_ckpt_async loom_ckpt_async_t;
+
 typedef struct loom_ckpt_creg {
     loom_ckpt_region_t region;
     char name[LOOM_CKPT_NAME_MAX + 1];
@@ -31,6 +33,12 @@ struct loom_ckpt {
     unsigned file_mode;
     unsigned dir_mode;
     unsigned keep;
+    size_t staging_bytes;
+    loom_ckpt_async_t *async;       /* the writer thread, once needed */
+    int pending;                    /* an async save awaits loom_ckpt_wait */
+    uint64_t pending_step;
+    loom_status_t pending_status;   /* of its staging, on this thread */
+    loom_ckpt_manifest_t pending_manifest;
     loom_ckpt_creg_t *regions;
     size_t nregions;
     loom_ckpt_stats_t stats;
