@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt/async.h"
 #include "ckpt/chunks.h"
 #include "common/log.h"
 
 #define DEFAULT_CHUNK_SIZE (1u << 20)
+#define DEFAULT_STAGING (64u << 20)
 #define STEP_PREFIX "step-"
 #define COMMIT_NAME "COMMIT"
 
@@ -75,12 +77,14 @@ loom_status_t loom_ckpt_read_commit(const loom_ckpt_t *ckpt, uint64_t step,
     return st;
 }
 
-/* LOOM_CKPT_CHUNK_SIZE: bytes, with an optional k, m or g suffix. */
-static loom_status_t chunk_size_from_env(uint64_t *size_p)
+/* A size in bytes from environment variable var, with an optional k, m
+ * or g suffix; dflt when unset. */
+static loom_status_t size_from_env(const char *var, uint64_t dflt,
+                                   uint64_t *size_p)
 {
-    const char *s = getenv("LOOM_CKPT_CHUNK_SIZE");
+    const char *s = getenv(var);
     if (s == NULL || *s == '\0') {
-        *size_p = DEFAULT_CHUNK_SIZE;
+        *size_p = dflt;
         return LOOM_OK;
     }
     char *end;
@@ -96,12 +100,31 @@ static loom_status_t chunk_size_from_env(uint64_t *size_p)
     }
     if (errno != 0 || end == s || *end != '\0' || v == 0 || *s == '-' ||
         v > (1ull << 40) / mult) {
-        loom_error("ckpt", "LOOM_CKPT_CHUNK_SIZE='%s' is not a size: give a "
-                   "positive number of bytes, optionally with k, m or g "
-                   "(at most 1t)", s);
+        loom_error("ckpt", "%s='%s' is not a size: give a positive number "
+                   "of bytes, optionally with k, m or g (at most 1t)", var, s);
         return LOOM_ERR_INVALID_PARAM;
     }
     *size_p = v * mult;
+    return LOOM_OK;
+}
+
+/* LOOM_CKPT_KEEP: committed steps to keep, 0 (or unset): all. */
+static loom_status_t keep_from_env(unsigned *keep_p)
+{
+    const char *s = getenv("LOOM_CKPT_KEEP");
+    char *end;
+    *keep_p = 0;
+    if (s == NULL || *s == '\0') {
+        return LOOM_OK;
+    }
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno != 0 || *end != '\0' || *s == '-' || v > 1000000) {
+        loom_error("ckpt", "LOOM_CKPT_KEEP='%s' is not a count: give the number "
+                   "of committed steps to keep (0 keeps all)", s);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    *keep_p = (unsigned)v;
     return LOOM_OK;
 }
 
@@ -132,7 +155,19 @@ loom_status_t loom_ckpt_open(const char *dir, const loom_ckpt_coord_t *coord,
     if (opts && opts->chunk_size) {
         ckpt->chunk_size = opts->chunk_size;
     } else {
-        st = chunk_size_from_env(&ckpt->chunk_size);
+        st = size_from_env("LOOM_CKPT_CHUNK_SIZE", DEFAULT_CHUNK_SIZE,
+                           &ckpt->chunk_size);
+    }
+    ckpt->staging_bytes = opts && opts->staging_bytes ? opts->staging_bytes : 0;
+    if (st == LOOM_OK && ckpt->staging_bytes == 0) {
+        uint64_t v;
+        st = size_from_env("LOOM_CKPT_STAGING", DEFAULT_STAGING, &v);
+        ckpt->staging_bytes = (size_t)v;
+    }
+    if (st == LOOM_OK && opts && opts->keep) {
+        ckpt->keep = opts->keep;
+    } else if (st == LOOM_OK) {
+        st = keep_from_env(&ckpt->keep);
     }
 
     size_t n = strlen(ckpt->dir);
@@ -215,9 +250,11 @@ loom_status_t loom_ckpt_register(loom_ckpt_t *ckpt,
     return LOOM_OK;
 }
 
-/* Hashes and stores one region's chunks into g (the manifest entry). */
+/* Hashes one region's chunks into g (the manifest entry) and stores, or
+ * stages for the writer thread (async), those that changed. */
 static loom_status_t save_region(loom_ckpt_t *ckpt, loom_ckpt_creg_t *c,
-                                 loom_ckpt_mregion_t *g, uint8_t *dirty)
+                                 loom_ckpt_mregion_t *g, uint8_t *dirty,
+                                 int async)
 {
     const loom_ckpt_region_t *r = &c->region;
     const uint64_t cs = ckpt->chunk_size;
@@ -247,23 +284,29 @@ static loom_status_t save_region(loom_ckpt_t *ckpt, loom_ckpt_creg_t *c,
             ckpt->stats.chunks_reused += unchanged;
             continue;
         }
-        int written;
-        loom_status_t st = loom_ckpt_chunk_store(ckpt->io, ckpt->dir, ref->hash,
-                                                 p, len, ckpt->file_mode,
-                                                 ckpt->dir_mode, dirty, &written);
+        loom_status_t st;
+        if (async) {
+            st = loom_ckpt_async_stage(ckpt->async, ref->hash, p, len);
+        } else {
+            int written;
+            st = loom_ckpt_chunk_store(ckpt->io, ckpt->dir, ref->hash, p, len,
+                                       ckpt->file_mode, ckpt->dir_mode, dirty,
+                                       &written);
+            ckpt->stats.chunks_written += st == LOOM_OK && written;
+            ckpt->stats.chunks_reused += st == LOOM_OK && !written;
+            ckpt->stats.bytes_written += st == LOOM_OK && written ? len : 0;
+        }
         if (st != LOOM_OK) {
             return st;
         }
-        ckpt->stats.chunks_written += written;
-        ckpt->stats.chunks_reused += !written;
-        ckpt->stats.bytes_written += written ? len : 0;
     }
     return LOOM_OK;
 }
 
-/* Stores the chunks and writes this rank's manifest of `step`. */
+/* Stores (or stages) the chunks and writes (or queues) this rank's
+ * manifest of `step`. */
 static loom_status_t save_rank(loom_ckpt_t *ckpt, uint64_t step,
-                               loom_ckpt_manifest_t *m)
+                               loom_ckpt_manifest_t *m, int async)
 {
     char stepdir[4096], name[64];
     if (loom_ckpt_step_path(ckpt, step, NULL, stepdir, sizeof(stepdir)) != 0) {
@@ -287,25 +330,32 @@ static loom_status_t save_rank(loom_ckpt_t *ckpt, uint64_t step,
     ckpt->stats.bytes_registered = 0;
     uint8_t dirty[LOOM_CKPT_CHUNK_DIRS] = { 0 };
     loom_status_t st = LOOM_OK;
+    if (async) {
+        loom_ckpt_async_begin(ckpt->async);
+    }
     for (size_t i = 0; i < ckpt->nregions && st == LOOM_OK; i++) {
-        st = save_region(ckpt, &ckpt->regions[i], &m->regions[i], dirty);
+        st = save_region(ckpt, &ckpt->regions[i], &m->regions[i], dirty, async);
         ckpt->stats.bytes_registered += ckpt->regions[i].region.size;
     }
     /* The new chunks' names, once per directory, before the manifest
-     * that refers to them. */
-    if (st == LOOM_OK) {
+     * that refers to them (the writer thread does the same). */
+    if (st == LOOM_OK && !async) {
         st = loom_ckpt_chunk_sync_dirs(ckpt->io, ckpt->dir, dirty);
     }
-    if (st != LOOM_OK) {
-        return st;
-    }
-    char *text;
-    size_t len;
-    st = loom_ckpt_manifest_format(m, &text, &len);
-    if (st != LOOM_OK) {
-        return st;
+    char *text = NULL;
+    size_t len = 0;
+    if (st == LOOM_OK) {
+        st = loom_ckpt_manifest_format(m, &text, &len);
     }
     snprintf(name, sizeof(name), "rank-%06" PRIu64 ".manifest", m->rank);
+    if (async) {
+        /* Even after an error, so that the writer goes idle. */
+        loom_ckpt_async_end(ckpt->async, stepdir, name, text, len);
+        return st;
+    }
+    if (st != LOOM_OK) {
+        return st;
+    }
     rc = loom_ckpt_io_write_durable(ckpt->io, stepdir, name, text, len,
                                     ckpt->file_mode, 1);
     free(text);
@@ -341,7 +391,8 @@ static loom_status_t write_commit(loom_ckpt_t *ckpt, uint64_t step)
     return LOOM_OK;
 }
 
-loom_status_t loom_ckpt_save(loom_ckpt_t *ckpt, uint64_t step)
+/* Refuses a committed step number; collective. */
+static loom_status_t begin_save(loom_ckpt_t *ckpt, uint64_t step)
 {
     uint64_t nranks, cs;
     loom_status_t st = LOOM_OK;
@@ -357,14 +408,24 @@ loom_status_t loom_ckpt_save(loom_ckpt_t *ckpt, uint64_t step)
     if (!loom_ckpt_agree(ckpt, st == LOOM_OK)) {
         return st != LOOM_OK ? st : LOOM_ERR_INVALID_PARAM;
     }
+    return LOOM_OK;
+}
 
-    loom_ckpt_manifest_t m = { 0 };
-    st = save_rank(ckpt, step, &m);
+/* The ranks agree that every one saved (st), rank 0 commits, and the
+ * ranks agree on the verdict.  Collective; consumes m. */
+static loom_status_t finish_save(loom_ckpt_t *ckpt, uint64_t step,
+                                 loom_status_t st, loom_ckpt_manifest_t *m)
+{
     int all_saved = loom_ckpt_agree(ckpt, st == LOOM_OK);
     int is_root = !ckpt->coordinated || ckpt->coord.rank == 0;
     loom_status_t commit_st = LOOM_OK;
     if (all_saved && is_root) {
         commit_st = write_commit(ckpt, step);
+        /* The step is committed whatever retention does. */
+        if (commit_st == LOOM_OK && loom_ckpt_retain(ckpt) != LOOM_OK) {
+            loom_warn("ckpt", "step %" PRIu64 " is committed, but deleting "
+                      "old steps from %s failed (see above)", step, ckpt->dir);
+        }
     }
     int committed = loom_ckpt_agree(ckpt, all_saved && commit_st == LOOM_OK);
     if (committed) {
@@ -372,17 +433,71 @@ loom_status_t loom_ckpt_save(loom_ckpt_t *ckpt, uint64_t step)
         for (size_t i = 0; i < ckpt->nregions; i++) {
             loom_ckpt_creg_t *c = &ckpt->regions[i];
             free(c->committed);
-            c->committed = m.regions[i].chunks;
-            c->ncommitted = m.regions[i].nchunks;
-            m.regions[i].chunks = NULL;
+            c->committed = m->regions[i].chunks;
+            c->ncommitted = m->regions[i].nchunks;
+            m->regions[i].chunks = NULL;
         }
         ckpt->stats.saves++;
     }
-    loom_ckpt_manifest_free(&m);
+    loom_ckpt_manifest_free(m);
     if (committed) {
         return LOOM_OK;
     }
     return st != LOOM_OK ? st : commit_st != LOOM_OK ? commit_st : LOOM_ERR_IO;
+}
+
+loom_status_t loom_ckpt_save(loom_ckpt_t *ckpt, uint64_t step)
+{
+    loom_status_t st = loom_ckpt_wait(ckpt);
+    if (st != LOOM_OK && st != LOOM_ERR_IO) {
+        return st;
+    }
+    if ((st = begin_save(ckpt, step)) != LOOM_OK) {
+        return st;
+    }
+    loom_ckpt_manifest_t m = { 0 };
+    st = save_rank(ckpt, step, &m, 0);
+    return finish_save(ckpt, step, st, &m);
+}
+
+loom_status_t loom_ckpt_save_async(loom_ckpt_t *ckpt, uint64_t step)
+{
+    loom_status_t st = loom_ckpt_wait(ckpt);
+    if (st != LOOM_OK && st != LOOM_ERR_IO) {
+        return st;
+    }
+    if ((st = begin_save(ckpt, step)) != LOOM_OK) {
+        return st;
+    }
+    if (ckpt->async == NULL &&
+        (st = loom_ckpt_async_create(ckpt, ckpt->staging_bytes, &ckpt->async)) != LOOM_OK) {
+        loom_ckpt_manifest_t none = { 0 };
+        return finish_save(ckpt, step, st, &none);
+    }
+    memset(&ckpt->pending_manifest, 0, sizeof(ckpt->pending_manifest));
+    ckpt->pending_status = save_rank(ckpt, step, &ckpt->pending_manifest, 1);
+    ckpt->pending_step = step;
+    ckpt->pending = 1;
+    return LOOM_INPROGRESS;
+}
+
+loom_status_t loom_ckpt_wait(loom_ckpt_t *ckpt)
+{
+    if (!ckpt->pending) {
+        return LOOM_OK;
+    }
+    loom_status_t st = loom_ckpt_async_wait(ckpt->async);
+    if (ckpt->pending_status != LOOM_OK) {
+        st = ckpt->pending_status;
+    }
+    ckpt->pending = 0;
+    return finish_save(ckpt, ckpt->pending_step, st, &ckpt->pending_manifest);
+}
+
+loom_status_t loom_ckpt_test(loom_ckpt_t *ckpt, int *written_p)
+{
+    *written_p = !ckpt->pending || loom_ckpt_async_idle(ckpt->async);
+    return LOOM_OK;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -441,6 +556,10 @@ void loom_ckpt_close(loom_ckpt_t *ckpt)
 {
     if (ckpt == NULL) {
         return;
+    }
+    loom_ckpt_async_destroy(ckpt->async);
+    if (ckpt->pending) {
+        loom_ckpt_manifest_free(&ckpt->pending_manifest);
     }
     for (size_t i = 0; i < ckpt->nregions; i++) {
         free(ckpt->regions[i].committed);

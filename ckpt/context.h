@@ -13,6 +13,8 @@
 #include "ckpt/io.h"
 #include "ckpt/manifest.h"
 
+typedef struct loom_ckpt_async loom_ckpt_async_t;
+
 typedef struct loom_ckpt_creg {
     loom_ckpt_region_t region;
     char name[LOOM_CKPT_NAME_MAX + 1];
@@ -30,6 +32,13 @@ struct loom_ckpt {
     uint64_t chunk_size;
     unsigned file_mode;
     unsigned dir_mode;
+    unsigned keep;
+    size_t staging_bytes;
+    loom_ckpt_async_t *async;       /* the writer thread, once needed */
+    int pending;                    /* an async save awaits loom_ckpt_wait */
+    uint64_t pending_step;
+    loom_status_t pending_status;   /* of its staging, on this thread */
+    loom_ckpt_manifest_t pending_manifest;
     loom_ckpt_creg_t *regions;
     size_t nregions;
     loom_ckpt_stats_t stats;
@@ -45,6 +54,12 @@ int loom_ckpt_step_path(const loom_ckpt_t *ckpt, uint64_t step,
 /* Reads and checks step's commit record: LOOM_OK when the step exists. */
 loom_status_t loom_ckpt_read_commit(const loom_ckpt_t *ckpt, uint64_t step,
                                     uint64_t *nranks_p, uint64_t *chunk_size_p);
+
+/* Retention, by the rank that committed, before the ranks agree that the
+ * save is over: deletes committed steps beyond the newest ckpt->keep and
+ * abandoned (uncommitted) steps older than the newest committed one, then
+ * every chunk that no remaining manifest refers to (see retain.c). */
+loom_status_t loom_ckpt_retain(loom_ckpt_t *ckpt);
 
 /* The nranks manifests of a committed step, checked to belong to it. */
 loom_status_t loom_ckpt_read_manifests(const loom_ckpt_t *ckpt, uint64_t step,

@@ -24,6 +24,7 @@ struct loom_ckpt_io {
     int (*rename)(void *ctx, const char *from, const char *to);
     int (*fsync_dir)(void *ctx, const char *path);
     int (*unlink)(void *ctx, const char *path);
+    int (*rmdir)(void *ctx, const char *path);                  /* empty only */
     int (*exists)(void *ctx, const char *path);                 /* 1, 0 */
     /* The whole file, in a malloc()ed buffer the caller frees. */
     int (*read_all)(void *ctx, const char *path, void **buf_p, size_t *len_p);

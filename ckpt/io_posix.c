@@ -79,6 +79,12 @@ static int posix_unlink(void *ctx, const char *path)
     return unlink(path) == 0 ? 0 : -errno;
 }
 
+static int posix_rmdir(void *ctx, const char *path)
+{
+    (void)ctx;
+    return rmdir(path) == 0 ? 0 : -errno;
+}
+
 static int posix_exists(void *ctx, const char *path)
 {
     (void)ctx;
@@ -177,6 +183,7 @@ const loom_ckpt_io_t *loom_ckpt_io_posix(void)
         .rename = posix_rename,
         .fsync_dir = posix_fsync_dir,
         .unlink = posix_unlink,
+        .rmdir = posix_rmdir,
         .exists = posix_exists,
         .read_all = posix_read_all,
         .list = posix_list,

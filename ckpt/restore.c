@@ -212,6 +212,8 @@ static loom_status_t newest_step(loom_ckpt_t *ckpt, uint64_t *step_p)
 loom_status_t loom_ckpt_restore(loom_ckpt_t *ckpt, uint64_t step,
                                 uint64_t *step_p)
 {
+    /* A pending asynchronous save commits (or fails) first. */
+    (void)loom_ckpt_wait(ckpt);
     loom_status_t st = LOOM_OK;
     uint64_t nranks = 0, chunk_size = 0;
     const int requested_newest = step == LOOM_CKPT_NEWEST;

@@ -72,6 +72,8 @@ typedef struct loom_ckpt_options {
     size_t chunk_size;          /* bytes; 0: LOOM_CKPT_CHUNK_SIZE or 1 MiB */
     unsigned file_mode;         /* 0: 0600 */
     unsigned dir_mode;          /* 0: 0700 */
+    unsigned keep;              /* committed steps kept; 0: LOOM_CKPT_KEEP or all */
+    size_t staging_bytes;       /* async staging bound; 0: LOOM_CKPT_STAGING or 64 MiB */
     const loom_ckpt_io_t *io;   /* NULL: the POSIX file system */
 } loom_ckpt_options_t;
 
@@ -83,6 +85,10 @@ typedef struct loom_ckpt_stats {
     uint64_t chunks_reused;     /* unchanged, or already stored */
     uint64_t bytes_written;     /* chunk bytes */
     uint64_t manifest_bytes;    /* manifest bytes */
+    uint64_t steps_deleted;     /* by retention (keep) */
+    uint64_t chunks_deleted;    /* no longer referenced by any step */
+    uint64_t staging_peak;      /* most bytes staged at once (async) */
+    uint64_t stall_ns;          /* time save_async waited for staging room */
 } loom_ckpt_stats_t;
 
 /* Opens (creating it if needed) a checkpoint directory.  coord may be
@@ -103,6 +109,23 @@ loom_status_t loom_ckpt_register(loom_ckpt_t *ckpt,
  * error no rank commits and the previous committed step stays. */
 loom_status_t loom_ckpt_save(loom_ckpt_t *ckpt, uint64_t step);
 
+/* Starts saving step `step` and returns LOOM_INPROGRESS once the changed
+ * chunks are copied to the staging area (bounded by staging_bytes; when it
+ * is full, the call waits for the background writer: a stall, counted in
+ * stall_ns).  The regions may change as soon as it returns.  The step is
+ * committed by loom_ckpt_wait, which every rank must call; a later save,
+ * save_async or restore calls it first.  Collective. */
+loom_status_t loom_ckpt_save_async(loom_ckpt_t *ckpt, uint64_t step);
+
+/* Completes the pending asynchronous save: waits for this rank's writes,
+ * then the ranks agree and the step is committed, as loom_ckpt_save does.
+ * LOOM_OK when committed or when nothing was pending.  Collective. */
+loom_status_t loom_ckpt_wait(loom_ckpt_t *ckpt);
+
+/* *written_p = 1 when this rank's part of the pending save is durable,
+ * i.e. loom_ckpt_wait would not wait for the disk.  Local. */
+loom_status_t loom_ckpt_test(loom_ckpt_t *ckpt, int *written_p);
+
 /* Restores every registered region from step `step`, or from the newest
  * committed step when step is LOOM_CKPT_NEWEST; *step_p (may be NULL)
  * receives the step restored.  Every chunk is verified against its hash.
@@ -117,7 +140,9 @@ loom_status_t loom_ckpt_list(loom_ckpt_t *ckpt, uint64_t **steps_p,
 
 void loom_ckpt_get_stats(const loom_ckpt_t *ckpt, loom_ckpt_stats_t *stats_p);
 
-/* Frees the context; registered memory is the application's. */
+/* Frees the context; registered memory is the application's.  A pending
+ * asynchronous save that was not waited for is written out but never
+ * committed: the previous committed step stays the newest. */
 void loom_ckpt_close(loom_ckpt_t *ckpt);
 
 #ifdef __cplusplus

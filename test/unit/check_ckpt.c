@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <loom/ckpt.h>
@@ -188,6 +189,122 @@ START_TEST(test_incremental_writes_changed_chunks)
     loom_ckpt_get_stats(ck, &s1);
     ck_assert_uint_eq(s1.chunks_written, 0);
     ck_assert_uint_eq(s1.chunks_reused, NCHUNK);
+    loom_ckpt_close(ck);
+}
+END_TEST
+
+/* ------------------------------------------------------------ async */
+
+START_TEST(test_async_copies_then_commits)
+{
+    enum { CHUNK = 64, NCHUNK = 100 };
+    static unsigned char w[CHUNK * NCHUNK], v1[CHUNK * NCHUNK];
+    fill(w, sizeof(w), 77);
+    memcpy(v1, w, sizeof(w));
+    /* Room for three chunks: the writer must keep draining. */
+    loom_ckpt_options_t opts = { .chunk_size = CHUNK, .staging_bytes = 3 * CHUNK };
+    loom_ckpt_t *ck = NULL;
+    ck_assert_int_eq(loom_ckpt_open(tmpdir, NULL, &opts, &ck), LOOM_OK);
+    add(ck, "w", w, sizeof(w));
+
+    ck_assert_int_eq(loom_ckpt_save_async(ck, 1), LOOM_INPROGRESS);
+    /* Training goes on at once: the save holds its own copy. */
+    memset(w, 0, sizeof(w));
+    ck_assert_int_eq(loom_ckpt_wait(ck), LOOM_OK);
+    int written = 0;
+    ck_assert_int_eq(loom_ckpt_test(ck, &written), LOOM_OK);
+    ck_assert_int_eq(written, 1);
+    loom_ckpt_stats_t s;
+    loom_ckpt_get_stats(ck, &s);
+    ck_assert_uint_eq(s.chunks_written, NCHUNK);
+    ck_assert_uint_eq(s.saves, 1);
+    ck_assert_uint_gt(s.staging_peak, 0);
+    ck_assert_uint_le(s.staging_peak, 3 * CHUNK);
+
+    /* Not committed until waited for: a restore waits itself. */
+    memcpy(w, v1, sizeof(w));
+    w[7] ^= 1;
+    ck_assert_int_eq(loom_ckpt_save_async(ck, 2), LOOM_INPROGRESS);
+    memset(w, 0, sizeof(w));
+    uint64_t step = 0;
+    ck_assert_int_eq(loom_ckpt_restore(ck, LOOM_CKPT_NEWEST, &step), LOOM_OK);
+    ck_assert_uint_eq(step, 2);
+    ck_assert_int_eq(w[7], v1[7] ^ 1);
+    ck_assert_int_eq(memcmp(w + 8, v1 + 8, sizeof(w) - 8), 0);
+    loom_ckpt_get_stats(ck, &s);
+    ck_assert_uint_eq(s.chunks_written, NCHUNK + 1);
+    ck_assert_int_eq(loom_ckpt_restore(ck, 1, NULL), LOOM_OK);
+    ck_assert_int_eq(memcmp(w, v1, sizeof(w)), 0);
+
+    /* Closed without waiting: written, never committed. */
+    w[0] ^= 1;
+    ck_assert_int_eq(loom_ckpt_save_async(ck, 3), LOOM_INPROGRESS);
+    loom_ckpt_close(ck);
+    ck_assert_int_eq(loom_ckpt_open(tmpdir, NULL, &opts, &ck), LOOM_OK);
+    add(ck, "w", w, sizeof(w));
+    ck_assert_int_eq(loom_ckpt_restore(ck, LOOM_CKPT_NEWEST, &step), LOOM_OK);
+    ck_assert_uint_eq(step, 2);
+    loom_ckpt_close(ck);
+}
+END_TEST
+
+/* ------------------------------------------------------------ retention */
+
+static size_t count_chunk_files(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "find '%s/chunks' -type f | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    size_t n = 0;
+    ck_assert_int_eq(fscanf(p, "%zu", &n), 1);
+    pclose(p);
+    return n;
+}
+
+START_TEST(test_retention_keeps_last_k)
+{
+    enum { CHUNK = 64, NCHUNK = 20 };
+    static unsigned char w[CHUNK * NCHUNK], v[6][CHUNK * NCHUNK];
+    fill(w, sizeof(w), 5);
+    loom_ckpt_options_t opts = { .chunk_size = CHUNK, .keep = 2 };
+    loom_ckpt_t *ck = NULL;
+    ck_assert_int_eq(loom_ckpt_open(tmpdir, NULL, &opts, &ck), LOOM_OK);
+    add(ck, "w", w, sizeof(w));
+
+    /* An abandoned save: a step directory without a commit record. */
+    char abandoned[512];
+    snprintf(abandoned, sizeof(abandoned), "%s/step-%020d", tmpdir, 2);
+    ck_assert_int_eq(mkdir(abandoned, 0700), 0);
+
+    /* Each step changes chunk (step) and chunk 19. */
+    for (int step = 1; step <= 5; step++) {
+        w[step * CHUNK] ^= 0x11;
+        w[19 * CHUNK + step] ^= 0x22;
+        memcpy(v[step], w, sizeof(w));
+        ck_assert_int_eq(loom_ckpt_save(ck, (uint64_t)(step == 2 ? 20 : step)), LOOM_OK);
+    }
+    loom_ckpt_stats_t s;
+    loom_ckpt_get_stats(ck, &s);
+    ck_assert_uint_eq(s.steps_deleted, 3);       /* 1, 3 and 4 of 1, 3, 4, 5, 20 */
+    uint64_t *steps;
+    size_t n;
+    ck_assert_int_eq(loom_ckpt_list(ck, &steps, &n), LOOM_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_uint_eq(steps[0], 5);
+    ck_assert_uint_eq(steps[1], 20);
+    free(steps);
+    ck_assert_int_eq(access(abandoned, F_OK), -1);
+
+    /* Steps 20 (the state of the second save) and 5 hold 20 chunks
+     * each; chunks 3, 4, 5 and 19 differ between them. */
+    ck_assert_uint_eq(count_chunk_files(tmpdir), 24);
+    ck_assert_uint_ge(s.chunks_deleted, 1);
+
+    ck_assert_int_eq(loom_ckpt_restore(ck, 5, NULL), LOOM_OK);
+    ck_assert_int_eq(memcmp(w, v[5], sizeof(w)), 0);
+    ck_assert_int_eq(loom_ckpt_restore(ck, 20, NULL), LOOM_OK);
+    ck_assert_int_eq(memcmp(w, v[2], sizeof(w)), 0);
+    ck_assert_int_eq(loom_ckpt_restore(ck, 4, NULL), LOOM_ERR_NOT_FOUND);
     loom_ckpt_close(ck);
 }
 END_TEST
@@ -500,6 +617,8 @@ static Suite *ckpt_suite(void)
     tcase_add_test(tc, test_round_trip_shapes);
     tcase_add_test(tc, test_many_regions);
     tcase_add_test(tc, test_incremental_writes_changed_chunks);
+    tcase_add_test(tc, test_async_copies_then_commits);
+    tcase_add_test(tc, test_retention_keeps_last_k);
     tcase_add_test(tc, test_committed_step_never_rewritten);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_region_changed_shape);

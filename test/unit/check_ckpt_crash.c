@@ -40,10 +40,16 @@ static void fill(unsigned char *p, size_t n, unsigned seed)
     }
 }
 
+/* Committed steps kept (0: all); with 1, every save also deletes the
+ * previous step and its chunks, and cuts land in that too. */
+static unsigned keep;
+/* 1: saves go through loom_ckpt_save_async and loom_ckpt_wait. */
+static int use_async;
+
 static loom_ckpt_t *open_state(const loom_ckpt_io_t *io, const char *dir,
                                state_t *s)
 {
-    loom_ckpt_options_t opts = { .chunk_size = CHUNK, .io = io };
+    loom_ckpt_options_t opts = { .chunk_size = CHUNK, .io = io, .keep = keep };
     loom_ckpt_t *ck = NULL;
     if (loom_ckpt_open(dir, NULL, &opts, &ck) != LOOM_OK) {
         return NULL;
@@ -105,7 +111,15 @@ static int save_with_cut(memfs_t *fs, int upto, long k)
         if (step == upto && upto > 1) {
             memfs_arm(fs, k);
         }
-        loom_status_t st = loom_ckpt_save(ck, (uint64_t)step);
+        loom_status_t st;
+        if (use_async) {
+            st = loom_ckpt_save_async(ck, (uint64_t)step);
+            if (st == LOOM_INPROGRESS) {
+                st = loom_ckpt_wait(ck);
+            }
+        } else {
+            st = loom_ckpt_save(ck, (uint64_t)step);
+        }
         if (!memfs_dead(fs)) {
             ck_assert_int_eq(st, LOOM_OK);
         }
@@ -166,6 +180,26 @@ START_TEST(test_cut_during_incremental_save)
     make_states();
     cut_everywhere(2);
     cut_everywhere(3);
+}
+END_TEST
+
+START_TEST(test_cut_during_async_save)
+{
+    make_states();
+    use_async = 1;
+    cut_everywhere(1);
+    cut_everywhere(3);
+    use_async = 0;
+}
+END_TEST
+
+START_TEST(test_cut_during_save_with_retention)
+{
+    make_states();
+    keep = 1;
+    cut_everywhere(2);
+    cut_everywhere(3);
+    keep = 0;
 }
 END_TEST
 
@@ -248,6 +282,8 @@ static Suite *crash_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_cut_during_first_save);
     tcase_add_test(tc, test_cut_during_incremental_save);
+    tcase_add_test(tc, test_cut_during_save_with_retention);
+    tcase_add_test(tc, test_cut_during_async_save);
     tcase_add_test(tc, test_sigkill_while_saving);
     suite_add_tcase(s, tc);
     return s;

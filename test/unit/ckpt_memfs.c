@@ -256,6 +256,32 @@ static int m_unlink(void *ctx, const char *path)
     return 0;
 }
 
+static int m_rmdir(void *ctx, const char *path)
+{
+    memfs_t *fs = ctx;
+    int rc = step(fs);
+    if (rc != 0) {
+        return rc;
+    }
+    entry_t *e = lookup(fs, path);
+    if (e == NULL || e->ino < 0) {
+        return -ENOENT;
+    }
+    if (!fs->nodes[e->ino].is_dir) {
+        return -ENOTDIR;
+    }
+    size_t plen = strlen(path);
+    for (size_t i = 0; i < fs->nentries; i++) {
+        entry_t *c = &fs->entries[i];
+        if (c->ino >= 0 && parent_len(c->path) == plen &&
+            strncmp(c->path, path, plen) == 0) {
+            return -ENOTEMPTY;
+        }
+    }
+    e->ino = -1;
+    return 0;
+}
+
 static int m_exists(void *ctx, const char *path)
 {
     return current(ctx, path) >= 0;
@@ -312,7 +338,7 @@ memfs_t *memfs_create(void)
     fs->io = (loom_ckpt_io_t){
         .ctx = fs, .mkdir = m_mkdir, .create = m_create, .write = m_write,
         .fsync = m_fsync, .close = m_close, .rename = m_rename,
-        .fsync_dir = m_fsync_dir, .unlink = m_unlink, .exists = m_exists,
+        .fsync_dir = m_fsync_dir, .unlink = m_unlink, .rmdir = m_rmdir, .exists = m_exists,
         .read_all = m_read_all, .list = m_list,
     };
     for (int h = 0; h < MAX_HANDLES; h++) {
