@@ -22,6 +22,7 @@ struct loom_ucx {
     /* Posted, unfinished operations: raised by the posting thread, lowered
      * by the completion callback, which may run on the progress thread. */
     unsigned long           inflight;
+    unsigned long           mpi_polls;      /* progress calls from MPI threads */
     loom_ucx_thread_t       *thread;        /* NULL unless progress_thread */
 };
 
@@ -145,7 +146,8 @@ loom_status_t loom_ucx_create(const loom_ucx_params_t *params, loom_ucx_t **ucx_
      * the caller learns from loom_ucx_has_thread that there is none and
      * says so, naming its own setting; the transport works as without. */
     if (params->progress_thread && attr.thread_mode == UCS_THREAD_MODE_MULTI) {
-        status = loom_ucx_thread_start(ucx->worker, &ucx->inflight, &ucx->thread);
+        status = loom_ucx_thread_start(ucx->worker, &ucx->inflight, &ucx->mpi_polls,
+                                       &ucx->thread);
         if (status != LOOM_OK) {
             goto err_worker;
         }
@@ -402,7 +404,13 @@ static loom_status_t loom_ucx_recv(loom_transport_t *tr, int peer, uint64_t tag,
 
 static int loom_ucx_progress(loom_transport_t *tr)
 {
-    return (int)ucp_worker_progress(((loom_ucx_t *)tr)->worker);
+    loom_ucx_t *ucx = (loom_ucx_t *)tr;
+
+    /* Tells the progress thread that an MPI thread is polling now. */
+    if (ucx->thread != NULL) {
+        __atomic_add_fetch(&ucx->mpi_polls, 1, __ATOMIC_RELAXED);
+    }
+    return (int)ucp_worker_progress(ucx->worker);
 }
 
 static const loom_transport_ops_t loom_ucx_ops = {

@@ -9,8 +9,9 @@
  * loom_completion_t (atomics) and count down the operations in flight.
  *
  * The thread polls only while operations are in flight (the counter the
- * transport keeps) and sleeps on a condition variable otherwise; the
- * transport wakes it when the count leaves zero.
+ * transport keeps) and no MPI thread is polling, and sleeps on a condition
+ * variable when nothing is in flight; the transport wakes it when the
+ * count leaves zero.
  */
 #ifndef LOOM_TRANSPORT_UCX_THREAD_H
 #define LOOM_TRANSPORT_UCX_THREAD_H
@@ -28,9 +29,12 @@ typedef struct loom_ucx_thread_stats {
 } loom_ucx_thread_stats_t;
 
 /* Start the thread on worker, which must be in UCS_THREAD_MODE_MULTI.
- * *inflight is the number of posted, unfinished operations, changed with
- * atomics by the transport; it must outlive the thread. */
+ * *inflight is the number of posted, unfinished operations; *mpi_polls
+ * counts the worker polls made by MPI threads (the thread stands back
+ * while it moves).  Both are changed with atomics by the transport and
+ * must outlive the thread. */
 loom_status_t loom_ucx_thread_start(ucp_worker_h worker, const unsigned long *inflight,
+                                    const unsigned long *mpi_polls,
                                     loom_ucx_thread_t **thread_p);
 
 /* The in-flight count went from 0 to 1: let a sleeping thread poll. */
