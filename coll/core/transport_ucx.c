@@ -22,7 +22,8 @@ struct loom_ucx {
     /* Posted, unfinished operations: raised by the posting thread, lowered
      * by the completion callback, which may run on the progress thread. */
     unsigned long           inflight;
-    unsigned long           mpi_polls;      /* progress calls from MPI threads */
+    /* Progress calls from MPI threads: started, and still inside. */
+    unsigned long           mpi_polls[2];
     loom_ucx_thread_t       *thread;        /* NULL unless progress_thread */
 };
 
@@ -146,7 +147,7 @@ loom_status_t loom_ucx_create(const loom_ucx_params_t *params, loom_ucx_t **ucx_
      * the caller learns from loom_ucx_has_thread that there is none and
      * says so, naming its own setting; the transport works as without. */
     if (params->progress_thread && attr.thread_mode == UCS_THREAD_MODE_MULTI) {
-        status = loom_ucx_thread_start(ucx->worker, &ucx->inflight, &ucx->mpi_polls,
+        status = loom_ucx_thread_start(ucx->worker, &ucx->inflight, ucx->mpi_polls,
                                        &ucx->thread);
         if (status != LOOM_OK) {
             goto err_worker;
@@ -405,12 +406,17 @@ static loom_status_t loom_ucx_recv(loom_transport_t *tr, int peer, uint64_t tag,
 static int loom_ucx_progress(loom_transport_t *tr)
 {
     loom_ucx_t *ucx = (loom_ucx_t *)tr;
+    int events;
 
     /* Tells the progress thread that an MPI thread is polling now. */
-    if (ucx->thread != NULL) {
-        __atomic_add_fetch(&ucx->mpi_polls, 1, __ATOMIC_RELAXED);
+    if (ucx->thread == NULL) {
+        return (int)ucp_worker_progress(ucx->worker);
     }
-    return (int)ucp_worker_progress(ucx->worker);
+    __atomic_add_fetch(&ucx->mpi_polls[0], 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&ucx->mpi_polls[1], 1, __ATOMIC_RELAXED);
+    events = (int)ucp_worker_progress(ucx->worker);
+    __atomic_sub_fetch(&ucx->mpi_polls[1], 1, __ATOMIC_RELAXED);
+    return events;
 }
 
 static const loom_transport_ops_t loom_ucx_ops = {

@@ -42,7 +42,7 @@
 struct loom_ucx_thread {
     ucp_worker_h            worker;
     const unsigned long     *inflight;  /* the transport's count, atomics */
-    const unsigned long     *mpi_polls; /* the transport's polls from MPI threads */
+    const unsigned long     *mpi_polls; /* [0] started by MPI threads, [1] running */
     pthread_t               tid;
     pthread_mutex_t         lock;       /* with cond: the idle sleep */
     pthread_cond_t          cond;
@@ -62,19 +62,21 @@ static int loom_ucx_thread_busy(const loom_ucx_thread_t *thread)
  * the thread stands back instead of polling alongside: in multi-thread
  * mode every poll takes the worker's spinlock, and on a machine with no
  * spare core a lock holder that the scheduler preempts leaves the other
- * spinning for a whole time slice (measured: an 8 MiB allreduce over TCP
- * took 2-3 times as long with both polling). */
+ * spinning for a whole time slice.  An MPI thread is polling when it is
+ * inside a poll now (a TCP poll that copies a large fragment lasts long)
+ * or has started one since the last look. */
 static void loom_ucx_thread_poll(loom_ucx_thread_t *thread)
 {
     struct timespec nap = { 0, 0 };
-    unsigned long mpi_seen = __atomic_load_n(thread->mpi_polls, __ATOMIC_RELAXED);
+    unsigned long mpi_seen = __atomic_load_n(&thread->mpi_polls[0], __ATOMIC_RELAXED);
     unsigned long mpi_now;
     unsigned idle = 0;
     unsigned n;
 
     while (loom_ucx_thread_busy(thread)) {
-        mpi_now = __atomic_load_n(thread->mpi_polls, __ATOMIC_RELAXED);
-        if (mpi_now != mpi_seen) {
+        mpi_now = __atomic_load_n(&thread->mpi_polls[0], __ATOMIC_RELAXED);
+        if (mpi_now != mpi_seen ||
+            __atomic_load_n(&thread->mpi_polls[1], __ATOMIC_RELAXED) != 0) {
             mpi_seen = mpi_now;
             n = 0;  /* an MPI thread polls: back off as if idle */
         } else {

@@ -29,10 +29,10 @@ typedef struct loom_ucx_thread_stats {
 } loom_ucx_thread_stats_t;
 
 /* Start the thread on worker, which must be in UCS_THREAD_MODE_MULTI.
- * *inflight is the number of posted, unfinished operations; *mpi_polls
- * counts the worker polls made by MPI threads (the thread stands back
- * while it moves).  Both are changed with atomics by the transport and
- * must outlive the thread. */
+ * *inflight is the number of posted, unfinished operations; mpi_polls[0]
+ * counts the worker polls MPI threads started, mpi_polls[1] those still
+ * running (the thread stands back while MPI threads poll).  All are
+ * changed with atomics by the transport and must outlive the thread. */
 loom_status_t loom_ucx_thread_start(ucp_worker_h worker, const unsigned long *inflight,
                                     const unsigned long *mpi_polls,
                                     loom_ucx_thread_t **thread_p);
