@@ -408,10 +408,10 @@ static int loom_ucx_progress(loom_transport_t *tr)
     loom_ucx_t *ucx = (loom_ucx_t *)tr;
     int events;
 
-    /* Tells the progress thread that an MPI thread is polling now. */
     if (ucx->thread == NULL) {
         return (int)ucp_worker_progress(ucx->worker);
     }
+    /* Tells the progress thread that an MPI thread is polling now. */
     __atomic_add_fetch(&ucx->mpi_polls[0], 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&ucx->mpi_polls[1], 1, __ATOMIC_RELAXED);
     events = (int)ucp_worker_progress(ucx->worker);
