@@ -20,6 +20,7 @@ typedef struct loom_completion {
     int             done;    /* written with release, read with acquire */
     loom_status_t   status;  /* valid once done */
     size_t          length;  /* bytes received (receives only) */
+    void            *transport; /* the posting transport's, for its callbacks */
 } loom_completion_t;
 
 static inline void loom_completion_init(loom_completion_t *comp)

@@ -1,4 +1,5 @@
 #include "transport_ucx.h"
+#include "transport_ucx_thread.h"
 #include "common/log.h"
 
 #include <pthread.h>
@@ -18,6 +19,12 @@ struct loom_ucx {
     pthread_mutex_t         ep_lock;        /* guards eps under THREAD_MULTIPLE */
     loom_ucx_address_fn_t   get_address;
     void                    *address_ctx;
+    /* Posted, unfinished operations: raised by the posting thread, lowered
+     * by the completion callback, which may run on the progress thread. */
+    unsigned long           inflight;
+    /* Progress calls from MPI threads: started, and still inside. */
+    unsigned long           mpi_polls[2];
+    loom_ucx_thread_t       *thread;        /* NULL unless progress_thread */
 };
 
 static const loom_transport_ops_t loom_ucx_ops;
@@ -74,10 +81,11 @@ loom_status_t loom_ucx_create(const loom_ucx_params_t *params, loom_ucx_t **ucx_
         .features     = UCP_FEATURE_TAG,
         .mt_workers_shared = 0,
     };
+    /* A progress thread calls the worker concurrently with MPI threads. */
     ucp_worker_params_t worker_params = {
         .field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-        .thread_mode = params->thread_multiple ? UCS_THREAD_MODE_MULTI
-                                               : UCS_THREAD_MODE_SERIALIZED,
+        .thread_mode = params->thread_multiple || params->progress_thread
+                           ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED,
     };
     ucp_worker_attr_t attr = { .field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE };
     ucp_config_t *config;
@@ -127,22 +135,36 @@ loom_status_t loom_ucx_create(const loom_ucx_params_t *params, loom_ucx_t **ucx_
         status = LOOM_ERR_TRANSPORT;
         goto err_cleanup;
     }
-    if (ucp_worker_query(ucx->worker, &attr) == UCS_OK && params->thread_multiple &&
-        attr.thread_mode != UCS_THREAD_MODE_MULTI) {
+    if (ucp_worker_query(ucx->worker, &attr) != UCS_OK) {
+        attr.thread_mode = UCS_THREAD_MODE_SINGLE;  /* unknown: assume the least */
+    }
+    if (params->thread_multiple && attr.thread_mode != UCS_THREAD_MODE_MULTI) {
         loom_error("coll", "ucx worker cannot run in multi-thread mode");
         status = LOOM_ERR_UNSUPPORTED;
         goto err_worker;
+    }
+    /* Without multi-thread mode the worker serves one thread at a time:
+     * the caller learns from loom_ucx_has_thread that there is none and
+     * says so, naming its own setting; the transport works as without. */
+    if (params->progress_thread && attr.thread_mode == UCS_THREAD_MODE_MULTI) {
+        status = loom_ucx_thread_start(ucx->worker, &ucx->inflight, ucx->mpi_polls,
+                                       &ucx->thread);
+        if (status != LOOM_OK) {
+            goto err_worker;
+        }
     }
     ustatus = ucp_worker_get_address(ucx->worker, &ucx->address, &ucx->address_len);
     if (ustatus != UCS_OK) {
         loom_error("coll", "ucp_worker_get_address failed: %s",
                    ucs_status_string(ustatus));
         status = LOOM_ERR_TRANSPORT;
-        goto err_worker;
+        goto err_thread;
     }
     *ucx_p = ucx;
     return LOOM_OK;
 
+err_thread:
+    loom_ucx_thread_stop(ucx->thread);
 err_worker:
     ucp_worker_destroy(ucx->worker);
 err_cleanup:
@@ -185,6 +207,10 @@ void loom_ucx_destroy(loom_ucx_t *ucx)
     if (ucx == NULL) {
         return;
     }
+    /* First, so that closing the endpoints and destroying the worker
+     * happen on this thread alone. */
+    loom_ucx_thread_stop(ucx->thread);
+    ucx->thread = NULL;
     loom_ucx_close_eps(ucx);
     ucp_worker_release_address(ucx->worker, ucx->address);
     ucp_worker_destroy(ucx->worker);
@@ -210,6 +236,40 @@ void loom_ucx_address(const loom_ucx_t *ucx, const void **addr_p, size_t *len_p)
 loom_transport_t *loom_ucx_transport(loom_ucx_t *ucx)
 {
     return &ucx->super;
+}
+
+int loom_ucx_has_thread(const loom_ucx_t *ucx)
+{
+    return ucx->thread != NULL;
+}
+
+void loom_ucx_thread_counts(const loom_ucx_t *ucx, unsigned long long *polls_p,
+                            unsigned long long *events_p)
+{
+    loom_ucx_thread_stats_t stats = { 0, 0 };
+
+    if (ucx != NULL && ucx->thread != NULL) {
+        loom_ucx_thread_stats(ucx->thread, &stats);
+    }
+    *polls_p  = stats.polls;
+    *events_p = stats.events;
+}
+
+/* Count an operation about to be posted; the first of a burst wakes the
+ * progress thread.  Raised before posting: with a progress thread the
+ * completion callback may run before the post call returns. */
+static void loom_ucx_op_begin(loom_ucx_t *ucx, loom_completion_t *comp)
+{
+    comp->transport = ucx;
+    if (__atomic_fetch_add(&ucx->inflight, 1, __ATOMIC_ACQ_REL) == 0 &&
+        ucx->thread != NULL) {
+        loom_ucx_thread_wake(ucx->thread);
+    }
+}
+
+static void loom_ucx_op_end(loom_ucx_t *ucx)
+{
+    __atomic_sub_fetch(&ucx->inflight, 1, __ATOMIC_ACQ_REL);
 }
 
 static loom_status_t loom_ucx_ep(loom_ucx_t *ucx, int peer, ucp_ep_h *ep_p)
@@ -260,18 +320,30 @@ out:
     return status;
 }
 
+/* The callbacks run inside ucp_worker_progress, on an MPI thread or on
+ * the progress thread: they only publish the result (the completion's
+ * release store) and count down, and read nothing of the completion after
+ * publishing, since its owner may reuse it at once. */
 static void loom_ucx_send_cb(void *request, ucs_status_t status, void *user_data)
 {
-    loom_completion_finish(user_data, loom_ucx_status(status), 0);
+    loom_completion_t *comp = user_data;
+    loom_ucx_t *ucx = comp->transport;
+
+    loom_completion_finish(comp, loom_ucx_status(status), 0);
     ucp_request_free(request);
+    loom_ucx_op_end(ucx);
 }
 
 static void loom_ucx_recv_cb(void *request, ucs_status_t status,
                              const ucp_tag_recv_info_t *info, void *user_data)
 {
-    loom_completion_finish(user_data, loom_ucx_status(status),
+    loom_completion_t *comp = user_data;
+    loom_ucx_t *ucx = comp->transport;
+
+    loom_completion_finish(comp, loom_ucx_status(status),
                            status == UCS_OK ? info->length : 0);
     ucp_request_free(request);
+    loom_ucx_op_end(ucx);
 }
 
 static loom_status_t loom_ucx_send(loom_transport_t *tr, int peer, uint64_t tag,
@@ -291,10 +363,13 @@ static loom_status_t loom_ucx_send(loom_transport_t *tr, int peer, uint64_t tag,
     if (status != LOOM_OK) {
         return status;
     }
+    loom_ucx_op_begin(ucx, comp);
     req = ucp_tag_send_nbx(ep, buf, len, tag, &param);
     if (req == NULL) {
+        loom_ucx_op_end(ucx);
         loom_completion_finish(comp, LOOM_OK, 0);
     } else if (UCS_PTR_IS_ERR(req)) {
+        loom_ucx_op_end(ucx);
         loom_error("coll", "send of %zu bytes to peer %d failed: %s", len, peer,
                    ucs_status_string(UCS_PTR_STATUS(req)));
         return LOOM_ERR_TRANSPORT;
@@ -317,8 +392,10 @@ static loom_status_t loom_ucx_recv(loom_transport_t *tr, int peer, uint64_t tag,
     ucs_status_ptr_t req;
 
     (void)peer; /* the source rank is part of the tag */
+    loom_ucx_op_begin(ucx, comp);
     req = ucp_tag_recv_nbx(ucx->worker, buf, len, tag, UINT64_MAX, &param);
     if (UCS_PTR_IS_ERR(req)) {
+        loom_ucx_op_end(ucx);
         loom_error("coll", "receive of %zu bytes from peer %d failed: %s", len, peer,
                    ucs_status_string(UCS_PTR_STATUS(req)));
         return LOOM_ERR_TRANSPORT;
@@ -328,7 +405,18 @@ static loom_status_t loom_ucx_recv(loom_transport_t *tr, int peer, uint64_t tag,
 
 static int loom_ucx_progress(loom_transport_t *tr)
 {
-    return (int)ucp_worker_progress(((loom_ucx_t *)tr)->worker);
+    loom_ucx_t *ucx = (loom_ucx_t *)tr;
+    int events;
+
+    if (ucx->thread == NULL) {
+        return (int)ucp_worker_progress(ucx->worker);
+    }
+    /* Tells the progress thread that an MPI thread is polling now. */
+    __atomic_add_fetch(&ucx->mpi_polls[0], 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&ucx->mpi_polls[1], 1, __ATOMIC_RELAXED);
+    events = (int)ucp_worker_progress(ucx->worker);
+    __atomic_sub_fetch(&ucx->mpi_polls[1], 1, __ATOMIC_RELAXED);
+    return events;
 }
 
 static const loom_transport_ops_t loom_ucx_ops = {

@@ -20,6 +20,7 @@ typedef loom_status_t (*loom_ucx_address_fn_t)(void *ctx, int peer, void **addr_
 typedef struct loom_ucx_params {
     const char              *env_prefix;    /* UCX settings from <prefix>_UCX_*, e.g. "LOOM" */
     int                     thread_multiple;/* several threads may call in at once */
+    int                     progress_thread;/* a thread that only progresses the worker */
     int                     num_peers;
     loom_ucx_address_fn_t   get_address;    /* may be set later with loom_ucx_set_resolver */
     void                    *address_ctx;
@@ -37,5 +38,13 @@ void loom_ucx_set_resolver(loom_ucx_t *ucx, loom_ucx_address_fn_t get_address,
 void loom_ucx_address(const loom_ucx_t *ucx, const void **addr_p, size_t *len_p);
 
 loom_transport_t *loom_ucx_transport(loom_ucx_t *ucx);
+
+/* Whether the progress thread runs: asked for, and the worker could be
+ * put in multi-thread mode. */
+int loom_ucx_has_thread(const loom_ucx_t *ucx);
+
+/* What the progress thread did so far (zeros without one, or ucx NULL). */
+void loom_ucx_thread_counts(const loom_ucx_t *ucx, unsigned long long *polls_p,
+                            unsigned long long *events_p);
 
 #endif

@@ -43,6 +43,7 @@ typedef struct mca_coll_loom_component {
     /* MCA parameters */
     int                 priority;
     bool                print_table;
+    bool                progress_thread; /* coll_loom_progress_thread */
     loom_coll_config_t  config;
 
     /* The process's UCX transport; NULL when Loom is not usable (then no

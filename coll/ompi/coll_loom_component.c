@@ -112,6 +112,18 @@ static int loom_register(void)
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_READONLY, &c->print_table);
 
+    c->progress_thread = false;
+    (void)mca_base_component_var_register(
+        &c->super.collm_version, "progress_thread",
+        "Start a thread that only advances Loom's UCX worker, so that "
+        "nonblocking collectives move data while the application computes "
+        "between posting and waiting (docs/progress_thread.md).  It polls "
+        "only while operations are in flight and sleeps otherwise; the "
+        "collectives still complete inside MPI calls.  Needs UCX built with "
+        "multi-thread support; without it Loom warns and runs without the thread",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_SCOPE_READONLY, &c->progress_thread);
+
     c->rules_text = NULL;
     (void)mca_base_component_var_register(
         &c->super.collm_version, "rules",
@@ -284,12 +296,18 @@ static int loom_open(void)
     c->world_size = ompi_proc_world_size();
     params = (loom_ucx_params_t){
         .env_prefix = "LOOM", .thread_multiple = ompi_mpi_thread_multiple,
+        .progress_thread = c->progress_thread,
         .num_peers = c->world_size, .get_address = loom_modex_address,
     };
     if (loom_ucx_create(&params, &c->ucx) != LOOM_OK) {
         loom_warn("coll", "ucx is not usable: Loom steps aside on every communicator");
         c->ucx = NULL;
         return OMPI_SUCCESS;
+    }
+    if (c->progress_thread && !loom_ucx_has_thread(c->ucx)) {
+        loom_warn("coll", "coll_loom_progress_thread=1 needs a ucx worker in multi-thread "
+                  "mode, which this ucx cannot provide: running without the progress "
+                  "thread (nonblocking collectives advance only inside MPI calls)");
     }
     loom_load_rules(c);
     loom_ucx_address(c->ucx, &addr, &len);

@@ -93,6 +93,60 @@ static int loom_register_coll(const loom_counted_coll_t *coll)
     return OMPI_SUCCESS;
 }
 
+/* The progress thread's counters live in the transport, which exists only
+ * between MPI_Init and MPI_Finalize: read through callbacks, 0 without. */
+static int loom_pvar_read_thread_polls(const mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    unsigned long long events;
+
+    (void)pvar;
+    (void)obj;
+    loom_ucx_thread_counts(mca_coll_loom_component.ucx, (unsigned long long *)value,
+                           &events);
+    return OMPI_SUCCESS;
+}
+
+static int loom_pvar_read_thread_events(const mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    unsigned long long polls;
+
+    (void)pvar;
+    (void)obj;
+    loom_ucx_thread_counts(mca_coll_loom_component.ucx, &polls,
+                           (unsigned long long *)value);
+    return OMPI_SUCCESS;
+}
+
+static int loom_register_thread_pvars(void)
+{
+    static const struct {
+        const char              *name, *help;
+        mca_base_get_value_fn_t read;
+    } pvars[] = {
+        { "progress_thread_polls", "Calls to ucp_worker_progress made by the progress "
+          "thread (coll_loom_progress_thread): it polls only while operations are in "
+          "flight; always 0 without the thread", loom_pvar_read_thread_polls },
+        { "progress_thread_events", "Events (completions, arrived fragments) handled by "
+          "the progress thread's polls rather than by an MPI call's; always 0 without "
+          "the thread", loom_pvar_read_thread_events },
+    };
+    size_t i;
+    int ret;
+
+    for (i = 0; i < sizeof(pvars) / sizeof(pvars[0]); ++i) {
+        ret = mca_base_component_pvar_register(
+            &mca_coll_loom_component.super.collm_version, pvars[i].name, pvars[i].help,
+            OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
+            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+            pvars[i].read, NULL, NULL, NULL);
+        if (ret < 0) {
+            return ret;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
 int mca_coll_loom_mpit_register(void)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
@@ -125,5 +179,5 @@ int mca_coll_loom_mpit_register(void)
             return ret;
         }
     }
-    return OMPI_SUCCESS;
+    return loom_register_thread_pvars();
 }

@@ -38,6 +38,8 @@ static const char *const pvar_names[] = {
     "coll_loom_reduce_fallbacks", "coll_loom_reduce_handoffs", "coll_loom_reduce_disabled",
     "coll_loom_reduce_alg_binomial", "coll_loom_reduce_alg_reduce_scatter_gather",
     "coll_loom_reduce_alg_reproducible", "coll_loom_reduce_alg_chain",
+    /* 0 throughout: the progress thread is off by default */
+    "coll_loom_progress_thread_polls", "coll_loom_progress_thread_events",
 };
 #define NPVARS ((int)(sizeof(pvar_names) / sizeof(pvar_names[0])))
 #define FIRST_ALG 6

@@ -42,6 +42,10 @@ case $program in
     mpi_allreduce_handoff) set -- ;;
     *) set -- --mca coll_loom_allreduce_handoff 0 ;;
 esac
+# The progress thread is off by default; its own test turns it on.
+case $program in
+    mpi_progress_thread) set -- "$@" --mca coll_loom_progress_thread 1 ;;
+esac
 
 # A sanitizer build (test/sanitize.am) sets the sanitizers' options, and
 # in LOOM_MPITEST_ASAN_OPTIONS those for the ranks alone; the ranks get
