@@ -245,6 +245,21 @@ static inline loom_status_t mca_coll_loom_fallback(mca_coll_loom_counters_t *cou
     return LOOM_ERR_UNSUPPORTED;
 }
 
+/* One collective's small-message hand-off (coll_loom_handoff.c). */
+typedef struct mca_coll_loom_handoff {
+    const char                  *coll;      /* "bcast": the setting is coll_loom_bcast_handoff */
+    size_t                      threshold;  /* the setting's value at this call */
+    mca_coll_loom_counters_t    *counters;  /* counts the hand-off */
+    uint64_t                    *explained; /* the team's explain mask for coll */
+} mca_coll_loom_handoff_t;
+
+/* Whether a call of bytes (equal on every rank: a type signature size or a
+ * total over counts every rank passes) goes to the module below Loom as a
+ * small message on one node; if so it is counted and explained.  module
+ * must have a team. */
+int mca_coll_loom_hands_off(const mca_coll_loom_module_t *module,
+                            const mca_coll_loom_handoff_t *rule, size_t bytes);
+
 /* Loom's own kernel for (op, predefined dtype), or NULL: use ompi_op_reduce. */
 loom_reduce_fn_t mca_coll_loom_kernel(struct ompi_op_t *op, struct ompi_datatype_t *dtype);
 

@@ -6,7 +6,9 @@
  * both datatypes lay their data out contiguously from the buffer address
  * with extent equal to size (so displacements in extents are byte offsets);
  * anything else goes to the module Open MPI selected before Loom, counted
- * as a fallback.
+ * as a fallback.  So do calls gathering fewer than coll_loom_allgather_handoff
+ * bytes in all on one node, counted as hand-offs: the total comes from the
+ * receive counts, which every rank passes alike.
  */
 #include "coll_loom.h"
 
@@ -56,6 +58,12 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
         }
     } else {
         total = (size_t)rcount * rsize * (size_t)p;
+    }
+    if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "allgather", .threshold = c->config.allgather_handoff, .counters = n,
+            .explained = &module->team->explained_allgather }, total)) {
+        free(bytes);
+        return LOOM_ERR_UNSUPPORTED;
     }
     *info = (mca_coll_loom_op_t){
         .coll = rcounts != NULL ? "allgatherv" : "allgather", .bytes = total, .counters = n,

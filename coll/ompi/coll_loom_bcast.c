@@ -5,8 +5,10 @@
  * out contiguously from the buffer address with extent equal to size.
  * Reduce follows allreduce's rules on the data; the receive buffer matters
  * at the root only (the engine never touches it elsewhere).  Anything else
- * goes to the module Open MPI selected before Loom, counted by reason.
- * Open MPI runs ibcast and ireduce itself while creating communicators:
+ * goes to the module Open MPI selected before Loom, counted by reason, and
+ * so do small messages on one node (coll_loom_bcast_handoff,
+ * coll_loom_reduce_handoff: the size of the type signature, equal on
+ * every rank, decides).  Open MPI runs ibcast and ireduce itself while creating communicators:
  * these paths only plan and post, they never block.
  */
 #include "coll_loom.h"
@@ -33,6 +35,11 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     esize = mca_coll_loom_flat_size(dtype);
     if (esize == 0 || module->team == NULL) {
         return mca_coll_loom_fallback(n);
+    }
+    if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "bcast", .threshold = c->config.bcast_handoff, .counters = n,
+            .explained = &module->team->explained_bcast }, (size_t)count * esize)) {
+        return LOOM_ERR_UNSUPPORTED;
     }
     *info = (mca_coll_loom_op_t){
         .coll = "bcast", .bytes = (size_t)count * esize, .counters = n, .comm = module->comm,
@@ -73,6 +80,11 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
         return mca_coll_loom_fallback(n);
     }
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
+    if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "reduce", .threshold = c->config.reduce_handoff, .counters = n,
+            .explained = &module->team->explained_reduce }, elems * esize)) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
     *info = (mca_coll_loom_op_t){
         .coll = "reduce", .bytes = elems * esize, .counters = n, .comm = module->comm,
         .start_ns = mca_coll_loom_now_ns(),
