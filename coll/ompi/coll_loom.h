@@ -12,6 +12,7 @@
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
+#include "ompi/mca/coll/base/coll_base_util.h"
 #include "ompi/request/request.h"
 
 #include "coll/core/allreduce.h"
@@ -120,7 +121,11 @@ typedef struct mca_coll_loom_reduce_ctx {
 
 /* A nonblocking collective in flight. */
 typedef struct mca_coll_loom_request {
-    ompi_request_t                  super;
+    /* Open MPI's nonblocking collective entry points (MPI_Iallgather and
+     * the others) keep derived datatypes and user ops alive by writing
+     * into the request as if it were this type: its fields must sit where
+     * they expect them, not over Loom's. */
+    ompi_coll_base_nbc_request_t    super;
     loom_sched_t                    *sched;
     mca_coll_loom_module_t          *module;        /* retained while running */
     struct ompi_op_t                *retained_op;   /* user ops, retained */
