@@ -128,6 +128,7 @@ static void loom_request_construct(mca_coll_loom_request_t *req)
     req->retained_op = NULL;
     req->retained_type = NULL;
     req->owned = NULL;
+    req->stage = NULL;
     req->linked = 0;
     req->mod_prev = req->mod_next = NULL;
     req->next = NULL;
@@ -196,6 +197,8 @@ static void loom_request_release_refs(mca_coll_loom_request_t *req)
     }
     free(req->owned);
     req->owned = NULL;
+    mca_coll_loom_stage_destroy(req->stage);
+    req->stage = NULL;
     if (req->retained_op != NULL) {
         OBJ_RELEASE(req->retained_op);
         req->retained_op = NULL;
@@ -257,6 +260,10 @@ mca_coll_loom_request_t *mca_coll_loom_request_new(mca_coll_loom_module_t *modul
 
 static void loom_request_finish(mca_coll_loom_request_t *req, loom_status_t status)
 {
+    if (req->stage != NULL) {
+        status = mca_coll_loom_stage_finish(req->stage, status);
+        req->stage = NULL;
+    }
     mca_coll_loom_account(&req->op, status);
     loom_request_release_refs(req);
     req->super.super.req_status.MPI_ERROR = mca_coll_loom_status_to_ompi(status);
