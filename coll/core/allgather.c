@@ -2,6 +2,8 @@
 #include "blocks.h"
 #include "common/log.h"
 
+#include <stdio.h>
+
 const char *const loom_allgather_alg_names[] = {
     [LOOM_ALLGATHER_AUTO] = "auto",
     [LOOM_ALLGATHER_BRUCK] = "bruck",
@@ -32,6 +34,33 @@ static size_t loom_allgather_total_bytes(const loom_coll_args_t *args, int p)
     return total * args->elem_size;
 }
 
+/* One line per (team, size class of the bytes gathered in all), shared by
+ * allgather and allgatherv: the algorithm and why. */
+static void loom_allgather_explain(loom_team_t *team, const loom_coll_args_t *args,
+                                   size_t bytes, const loom_allgather_choice_t *ch)
+{
+    char why[160];
+
+    if (!loom_log_enabled(LOOM_LOG_INFO) ||
+        !loom_team_first_in_class_of(&team->explained_allgather, bytes)) {
+        return;
+    }
+    if (ch->forced) {
+        snprintf(why, sizeof(why), "forced by allgather_algorithm");
+    } else if (ch->next_alg == LOOM_ALLGATHER_AUTO) {
+        snprintf(why, sizeof(why), "cost model: %.1f us, the only candidate",
+                 ch->cost_s * 1e6);
+    } else {
+        snprintf(why, sizeof(why), "cost model: %.1f us, next best %s %.1f us",
+                 ch->cost_s * 1e6, loom_allgather_alg_names[ch->next_alg],
+                 ch->next_cost_s * 1e6);
+    }
+    loom_info("coll", "%s on context %u, %d ranks, %zu bytes (and this size class): "
+              "%s, segment %zu (%s)", args->counts != NULL ? "allgatherv" : "allgather",
+              team->context_id, team->size, bytes, loom_allgather_alg_names[ch->alg],
+              ch->seg_bytes, why);
+}
+
 loom_status_t loom_allgather_plan(const loom_coll_args_t *args, loom_team_t *team,
                                   const loom_coll_config_t *cfg, loom_sched_t **sched_p,
                                   loom_allgather_choice_t *choice_p)
@@ -48,6 +77,7 @@ loom_status_t loom_allgather_plan(const loom_coll_args_t *args, loom_team_t *tea
     loom_allgather_select(cfg, team->size, bytes, &choice);
     a.seg_bytes = choice.seg_bytes;
     a.depth = choice.depth;
+    loom_allgather_explain(team, args, bytes, &choice);
     loom_debug("coll", "allgather%s: %zu bytes in all on %d ranks: %s (%s), segment %zu",
                args->counts != NULL ? "v" : "", bytes, team->size,
                loom_allgather_alg_names[choice.alg],

@@ -62,17 +62,6 @@ static void loom_allreduce_explain(loom_team_t *team, const loom_coll_config_t *
               loom_allreduce_alg_names[ch->alg], ch->seg_bytes, ch->depth, why);
 }
 
-void loom_allreduce_explain_handoff(loom_team_t *team, const loom_coll_config_t *cfg,
-                                    size_t bytes)
-{
-    if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class(team, bytes)) {
-        return;
-    }
-    loom_info("coll", "allreduce on context %u, %d ranks, %zu bytes (and this size "
-              "class): handed to the module below Loom (below allreduce_handoff=%zu "
-              "on one node)", team->context_id, team->size, bytes, cfg->allreduce_handoff);
-}
-
 loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *team,
                                   const loom_coll_config_t *cfg, loom_sched_t **sched_p,
                                   loom_allreduce_choice_t *choice_p)

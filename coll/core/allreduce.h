@@ -77,15 +77,6 @@ typedef struct loom_allreduce_choice {
 void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
                            int commutative, loom_allreduce_choice_t *choice_p);
 
-/* Whether an allreduce of bytes on team belongs to the module below Loom:
- * small messages on a team inside one node.  Depends only on the size and
- * the team, so every rank decides the same. */
-static inline int loom_allreduce_hands_off(const loom_coll_config_t *cfg,
-                                           const loom_team_t *team, size_t bytes)
-{
-    return team->num_nodes == 1 && bytes < cfg->allreduce_handoff;
-}
-
 /* Select, then build the schedule of the chosen algorithm; the choice goes
  * to *choice_p when it is not NULL.  At verbose level info, the first call
  * of each size class on a team prints the choice and why.
@@ -93,10 +84,5 @@ static inline int loom_allreduce_hands_off(const loom_coll_config_t *cfg,
 loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *team,
                                   const loom_coll_config_t *cfg, loom_sched_t **sched_p,
                                   loom_allreduce_choice_t *choice_p);
-
-/* At verbose level info, say once per size class that calls of bytes on
- * team go to the module below Loom (loom_allreduce_hands_off). */
-void loom_allreduce_explain_handoff(loom_team_t *team, const loom_coll_config_t *cfg,
-                                    size_t bytes);
 
 #endif

@@ -66,6 +66,15 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, allgather_segment),
     },
     {
+        .name = "allgather_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "1024",
+        .min = 0, .max = 1L << 30,
+        .help = "Allgather and allgatherv calls gathering fewer bytes than this "
+                "in all (every rank's block together) on a communicator that "
+                "lives on one node go to the module Open MPI chose before Loom, "
+                "as allreduce_handoff does; 0 keeps every size in Loom",
+        .offset = offsetof(loom_coll_config_t, allgather_handoff),
+    },
+    {
         .name = "reduce_scatter_algorithm", .type = LOOM_CONFIG_ENUM,
         .default_value = "auto", .enum_names = loom_reduce_scatter_alg_names,
         .help = "Reduce_scatter and reduce_scatter_block algorithm: auto lets "
@@ -83,6 +92,16 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "(the transfer of one segment overlaps the reduction of the "
                 "previous one); 0 lets the cost model choose",
         .offset = offsetof(loom_coll_config_t, reduce_scatter_segment),
+    },
+    {
+        .name = "reduce_scatter_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "1024",
+        .min = 0, .max = 1L << 30,
+        .help = "Reduce_scatter and reduce_scatter_block calls reducing fewer "
+                "bytes than this in all (every block together) on a "
+                "communicator that lives on one node go to the module Open MPI "
+                "chose before Loom, as allreduce_handoff does; 0 keeps every "
+                "size in Loom",
+        .offset = offsetof(loom_coll_config_t, reduce_scatter_handoff),
     },
     {
         .name = "reproducible", .type = LOOM_CONFIG_BOOL, .default_value = "0",
@@ -122,6 +141,14 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, bcast_segment),
     },
     {
+        .name = "bcast_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "512",
+        .min = 0, .max = 1L << 30,
+        .help = "Bcasts of fewer bytes than this on a communicator that lives on "
+                "one node go to the module Open MPI chose before Loom, as "
+                "allreduce_handoff does; 0 keeps every size in Loom",
+        .offset = offsetof(loom_coll_config_t, bcast_handoff),
+    },
+    {
         .name = "reduce_algorithm", .type = LOOM_CONFIG_ENUM,
         .default_value = "auto", .enum_names = loom_reduce_alg_names,
         .help = "Reduce algorithm: auto lets the cost model choose by size and "
@@ -139,6 +166,14 @@ const loom_config_field_t loom_coll_config_table[] = {
         .help = "Pipeline segment size in bytes for the chain reduce; 0 lets "
                 "the cost model choose (16 KiB to 1 MiB)",
         .offset = offsetof(loom_coll_config_t, reduce_segment),
+    },
+    {
+        .name = "reduce_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "4096",
+        .min = 0, .max = 1L << 30,
+        .help = "Reduces of fewer bytes than this on a communicator that lives on "
+                "one node go to the module Open MPI chose before Loom, as "
+                "allreduce_handoff does; 0 keeps every size in Loom",
+        .offset = offsetof(loom_coll_config_t, reduce_handoff),
     },
     {
         .name = "cost_alpha_ns", .type = LOOM_CONFIG_INT, .default_value = "3000",

@@ -16,12 +16,16 @@ typedef struct loom_coll_config {
     size_t  allreduce_handoff;      /* bytes; below it one node hands off */
     int     bcast_algorithm;        /* loom_bcast_alg_t */
     size_t  bcast_segment;          /* bytes; 0 = chosen by the cost model */
+    size_t  bcast_handoff;          /* bytes; below it one node hands off */
     int     reduce_algorithm;       /* loom_reduce_alg_t */
     size_t  reduce_segment;         /* bytes; 0 = chosen by the cost model */
+    size_t  reduce_handoff;         /* bytes; below it one node hands off */
     int     allgather_algorithm;    /* loom_allgather_alg_t */
     size_t  allgather_segment;      /* bytes; 0 = chosen by the cost model */
+    size_t  allgather_handoff;      /* bytes gathered in all; below it one node hands off */
     int     reduce_scatter_algorithm; /* loom_reduce_scatter_alg_t */
     size_t  reduce_scatter_segment; /* bytes; 0 = chosen by the cost model */
+    size_t  reduce_scatter_handoff; /* bytes of input in all; below it one node hands off */
     int     reproducible;           /* bool: canonical combination order */
     int     hang_timeout;           /* seconds without progress before a report; 0 = never */
     /* The cost model: time = alpha per message + bytes / bandwidth per

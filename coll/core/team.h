@@ -37,6 +37,8 @@ typedef struct loom_team {
     uint64_t            explained;    /* allreduce size classes whose choice was printed */
     uint64_t            explained_bcast;  /* the same for bcast */
     uint64_t            explained_reduce; /* and reduce */
+    uint64_t            explained_allgather;      /* and allgather(v) */
+    uint64_t            explained_reduce_scatter; /* and reduce_scatter(_block) */
 } loom_team_t;
 
 loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **team_p);

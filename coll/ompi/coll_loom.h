@@ -12,6 +12,7 @@
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
+#include "ompi/mca/coll/base/coll_base_util.h"
 #include "ompi/request/request.h"
 
 #include "coll/core/allreduce.h"
@@ -120,9 +121,28 @@ typedef struct mca_coll_loom_reduce_ctx {
     struct ompi_datatype_t  *dtype;  /* the predefined element type */
 } mca_coll_loom_reduce_ctx_t;
 
+/* A receive buffer whose datatype is not flat, staged through scratch
+ * (coll_loom_stage.c): the schedule runs on scratch; when it finished,
+ * each block's packed bytes at scratch + offset are unpacked into count
+ * elements of dtype at user + displ extents. */
+typedef struct mca_coll_loom_stage {
+    char                    *scratch;
+    void                    *user;
+    struct ompi_datatype_t  *dtype;     /* retained */
+    int                     nblocks;    /* 0: nothing to unpack on this rank */
+    struct {
+        size_t      count, offset;
+        ptrdiff_t   displ;
+    } block[];
+} mca_coll_loom_stage_t;
+
 /* A nonblocking collective in flight. */
 typedef struct mca_coll_loom_request {
-    ompi_request_t                  super;
+    /* Open MPI's nonblocking collective entry points (MPI_Iallgather and
+     * the others) keep derived datatypes and user ops alive by writing
+     * into the request as if it were this type: its fields must sit where
+     * they expect them, not over Loom's. */
+    ompi_coll_base_nbc_request_t    super;
     loom_sched_t                    *sched;
     mca_coll_loom_module_t          *module;        /* retained while running */
     struct ompi_op_t                *retained_op;   /* user ops, retained */
@@ -130,6 +150,7 @@ typedef struct mca_coll_loom_request {
     mca_coll_loom_op_t              op;
     mca_coll_loom_reduce_ctx_t      reduce_ctx;     /* the schedule points here */
     size_t                          *owned;         /* per-rank counts the schedule uses */
+    mca_coll_loom_stage_t           *stage;         /* unpacked at completion, or NULL */
     loom_status_t                   status;         /* written by the progress walk */
     uint32_t                        seq;            /* the schedule's sequence number */
     int                             linked;         /* on the module's list */
@@ -251,6 +272,35 @@ static inline loom_status_t mca_coll_loom_fallback(mca_coll_loom_counters_t *cou
     __atomic_add_fetch(&counters->fallbacks, 1, __ATOMIC_RELAXED);
     return LOOM_ERR_UNSUPPORTED;
 }
+
+/* One collective's small-message hand-off (coll_loom_handoff.c). */
+typedef struct mca_coll_loom_handoff {
+    const char                  *coll;      /* "bcast": the setting is coll_loom_bcast_handoff */
+    size_t                      threshold;  /* the setting's value at this call */
+    mca_coll_loom_counters_t    *counters;  /* counts the hand-off */
+    uint64_t                    *explained; /* the team's explain mask for coll */
+} mca_coll_loom_handoff_t;
+
+/* Whether a call of bytes (equal on every rank: a type signature size or a
+ * total over counts every rank passes) goes to the module below Loom as a
+ * small message on one node; if so it is counted and explained.  module
+ * must have a team. */
+int mca_coll_loom_hands_off(const mca_coll_loom_module_t *module,
+                            const mca_coll_loom_handoff_t *rule, size_t bytes);
+
+/* Staging (coll_loom_stage.c).  A stage for nblocks blocks (filled in by
+ * the caller) over bytes of scratch, unpacking into user. */
+loom_status_t mca_coll_loom_stage_create(void *user, struct ompi_datatype_t *dtype,
+                                         int nblocks, size_t bytes,
+                                         mca_coll_loom_stage_t **stage_p);
+/* After the schedule: unpack when status is LOOM_OK, then destroy the
+ * stage; returns status, or the unpacking's error. */
+loom_status_t mca_coll_loom_stage_finish(mca_coll_loom_stage_t *stage, loom_status_t status);
+/* Destroy without unpacking (NULL: nothing). */
+void mca_coll_loom_stage_destroy(mca_coll_loom_stage_t *stage);
+/* Pack count elements of dtype at buf into flat (count x type size bytes). */
+loom_status_t mca_coll_loom_pack(const void *buf, size_t count, struct ompi_datatype_t *dtype,
+                                 void *flat);
 
 /* Loom's own kernel for (op, predefined dtype), or NULL: use ompi_op_reduce. */
 loom_reduce_fn_t mca_coll_loom_kernel(struct ompi_op_t *op, struct ompi_datatype_t *dtype);

@@ -2,11 +2,15 @@
  * MPI_Allgather, MPI_Allgatherv and MPI_Iallgather through the engine.
  *
  * Nothing is reduced, so the engine moves bytes: an element is one byte and
- * a rank's block is its count times the type size.  Loom takes a call when
- * both datatypes lay their data out contiguously from the buffer address
- * with extent equal to size (so displacements in extents are byte offsets);
- * anything else goes to the module Open MPI selected before Loom, counted
- * as a fallback.
+ * a rank's block is its count times the type size.  Loom takes any
+ * datatypes.  Flat ones (laid out contiguously from the buffer address
+ * with extent equal to size) are used in place; a send datatype that is
+ * not flat is packed into the rank's own receive block and the schedule
+ * runs in place; a receive datatype that is not flat is staged through
+ * packed scratch (coll_loom_stage.c).  Calls gathering fewer than
+ * coll_loom_allgather_handoff bytes in all on one node go to the module
+ * Open MPI selected before Loom, counted as hand-offs: the total comes from
+ * the receive counts and the signature size, which every rank has alike.
  */
 #include "coll_loom.h"
 
@@ -15,34 +19,65 @@
 
 #include <stdlib.h>
 
+/* Where this rank's own block goes when its send data is not flat: packed
+ * into its block of the flat receive bytes at mine_at, and the schedule
+ * runs in place.  In place already: the block is in the user's receive
+ * buffer, where the staged layout needs it packed too. */
+static loom_status_t loom_allgather_pack_mine(const void *sbuf, int scount,
+                                              ompi_datatype_t *sdtype, const void *rbuf,
+                                              size_t mine, ptrdiff_t mine_displ,
+                                              ompi_datatype_t *rdtype, char *mine_at)
+{
+    ptrdiff_t lb, extent;
+
+    if (sbuf != MPI_IN_PLACE) {
+        return mca_coll_loom_pack(sbuf, (size_t)scount, sdtype, mine_at);
+    }
+    ompi_datatype_get_extent(rdtype, &lb, &extent);
+    return mca_coll_loom_pack((const char *)rbuf + mine_displ * extent, mine, rdtype, mine_at);
+}
+
 /* Decide and plan.  counts/displs: per rank, in elements of rdtype (NULL:
- * the uniform form); *owned_p gets the byte arrays the schedule uses. */
+ * the uniform form); *owned_p gets the byte arrays the schedule uses.  A
+ * receive datatype that is not flat is staged (*stage_p): the schedule
+ * gathers packed blocks into scratch, unpacked when it finished. */
 static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_datatype_t *sdtype,
                                             void *rbuf, int rcount, const int *rcounts,
                                             const int *displs, ompi_datatype_t *rdtype,
                                             mca_coll_loom_module_t *module,
                                             mca_coll_loom_op_t *info, size_t **owned_p,
+                                            mca_coll_loom_stage_t **stage_p,
                                             loom_sched_t **sched_p)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->allgather;
     int p = ompi_comm_size(module->comm), r = ompi_comm_rank(module->comm), i;
-    size_t rsize, ssize, *bytes = NULL, *offs = NULL, mine, total = 0;
+    size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off;
+    int rflat, sflat, in_place = (sbuf == MPI_IN_PLACE);
+    mca_coll_loom_stage_t *stage = NULL;
     loom_allgather_choice_t choice;
     loom_coll_args_t args;
     loom_status_t status;
+    char *data = rbuf;
 
     *owned_p = NULL;
+    *stage_p = NULL;
     if (!mca_coll_loom_enabled(n)) {
         return LOOM_ERR_UNSUPPORTED;
     }
     mine = rcounts != NULL ? (size_t)rcounts[r] : (size_t)rcount;
-    rsize = mca_coll_loom_flat_size(rdtype);
-    ssize = sbuf == MPI_IN_PLACE ? rsize : mca_coll_loom_flat_size(sdtype);
-    if (rsize == 0 || ssize == 0 || module->team == NULL ||
-        (sbuf != MPI_IN_PLACE && (size_t)scount * ssize != mine * rsize)) {
+    /* Signature sizes: equal on every rank whatever its layout, so they
+     * alone decide whether Loom takes the call. */
+    ompi_datatype_type_size(rdtype, &rsig);
+    ssig = rsig;
+    if (!in_place) {
+        ompi_datatype_type_size(sdtype, &ssig);
+    }
+    if (module->team == NULL || (!in_place && (size_t)scount * ssig != mine * rsig)) {
         return mca_coll_loom_fallback(n);
     }
+    rflat = mca_coll_loom_flat_size(rdtype) != 0;
+    sflat = in_place ? rflat : mca_coll_loom_flat_size(sdtype) != 0;
     if (rcounts != NULL) {
         bytes = malloc(2 * sizeof(size_t) * (size_t)p);
         if (bytes == NULL) {
@@ -50,28 +85,68 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
         }
         offs = bytes + p;
         for (i = 0; i < p; ++i) {
-            bytes[i] = (size_t)rcounts[i] * rsize;
-            offs[i] = (size_t)displs[i] * rsize;
+            bytes[i] = (size_t)rcounts[i] * rsig;
+            /* Staged blocks lie packed in rank order in scratch. */
+            offs[i] = rflat ? (size_t)displs[i] * rsig : total;
             total += bytes[i];
         }
     } else {
-        total = (size_t)rcount * rsize * (size_t)p;
+        total = (size_t)rcount * rsig * (size_t)p;
+    }
+    if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "allgather", .threshold = c->config.allgather_handoff, .counters = n,
+            .explained = &module->team->explained_allgather }, total)) {
+        free(bytes);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    mine_off = rcounts != NULL ? offs[r] : (size_t)r * mine * rsig;
+    status = LOOM_OK;
+    if (!rflat) {
+        status = mca_coll_loom_stage_create(rbuf, rdtype, rcounts != NULL ? p : 1, total,
+                                            &stage);
+        if (status != LOOM_OK) {
+            free(bytes);
+            return status;
+        }
+        for (i = 0; rcounts != NULL && i < p; ++i) {
+            stage->block[i].count = (size_t)rcounts[i];
+            stage->block[i].displ = displs[i];
+            stage->block[i].offset = offs[i];
+        }
+        if (rcounts == NULL) {
+            stage->block[0].count = (size_t)rcount * (size_t)p;
+        }
+        data = stage->scratch;
+    }
+    if (!rflat || !sflat) {
+        status = loom_allgather_pack_mine(sbuf, scount, sdtype, rbuf, mine,
+                                          rcounts != NULL ? displs[r] : (ptrdiff_t)r * rcount,
+                                          rdtype, data + mine_off);
+        in_place = 1;
+    }
+    if (status != LOOM_OK) {
+        mca_coll_loom_stage_destroy(stage);
+        free(bytes);
+        return status;
     }
     *info = (mca_coll_loom_op_t){
         .coll = rcounts != NULL ? "allgatherv" : "allgather", .bytes = total, .counters = n,
         .comm = module->comm, .start_ns = mca_coll_loom_now_ns(),
     };
     args = (loom_coll_args_t){
-        .sendbuf = sbuf, .recvbuf = rbuf, .count = (size_t)rcount * rsize, .elem_size = 1,
-        .in_place = (sbuf == MPI_IN_PLACE), .counts = bytes, .displs = offs,
+        .sendbuf = in_place ? MPI_IN_PLACE : sbuf, .recvbuf = data,
+        .count = (size_t)rcount * rsig, .elem_size = 1, .in_place = in_place,
+        .counts = bytes, .displs = offs,
     };
     status = loom_allgather_plan(&args, module->team, &c->config, sched_p, &choice);
     if (status == LOOM_OK) {
         info->alg = loom_allgather_alg_names[choice.alg];
         info->alg_index = choice.alg;
         *owned_p = bytes;
+        *stage_p = stage;
         return LOOM_OK;
     }
+    mca_coll_loom_stage_destroy(stage);
     free(bytes);
     if (status == LOOM_ERR_UNSUPPORTED) {
         (void)mca_coll_loom_fallback(n);
@@ -79,11 +154,15 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     return status;
 }
 
-static int loom_allgather_run(mca_coll_loom_op_t *info, loom_sched_t *sched, size_t *owned)
+static int loom_allgather_run(mca_coll_loom_op_t *info, loom_sched_t *sched, size_t *owned,
+                              mca_coll_loom_stage_t *stage)
 {
     loom_status_t status = mca_coll_loom_wait(info, sched);
 
     loom_sched_destroy(sched);
+    if (stage != NULL) {
+        status = mca_coll_loom_stage_finish(stage, status);
+    }
     free(owned);
     mca_coll_loom_account(info, status);
     return mca_coll_loom_status_to_ompi(status);
@@ -94,20 +173,21 @@ int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t
                             struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_stage_t *stage;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
     size_t *owned;
 
     status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, rcount, NULL, NULL, rdtype,
-                                    module, &info, &owned, &sched);
+                                    module, &info, &owned, &stage, &sched);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_allgather.fn(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
                                              module->previous_allgather.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_allgather_run(&info, sched, owned);
+    return loom_allgather_run(&info, sched, owned, stage);
 }
 
 int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -116,20 +196,21 @@ int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_
                              mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_stage_t *stage;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
     size_t *owned;
 
     status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, 0, rcounts, displs, rdtype,
-                                    module, &info, &owned, &sched);
+                                    module, &info, &owned, &stage, &sched);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_allgatherv.fn(sbuf, scount, sdtype, rbuf, rcounts, displs,
                                               rdtype, comm, module->previous_allgatherv.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_allgather_run(&info, sched, owned);
+    return loom_allgather_run(&info, sched, owned, stage);
 }
 
 int mca_coll_loom_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -147,7 +228,7 @@ int mca_coll_loom_iallgather(const void *sbuf, int scount, struct ompi_datatype_
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, rcount, NULL, NULL, rdtype,
-                                    module, &req->op, &req->owned, &sched);
+                                    module, &req->op, &req->owned, &req->stage, &sched);
     if (status != LOOM_OK) {
         OBJ_RELEASE(req);
         if (status == LOOM_ERR_UNSUPPORTED) {

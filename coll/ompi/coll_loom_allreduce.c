@@ -55,9 +55,9 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
     /* The module below combines in its own order: a reproducible call
      * stays, or it would disagree with reduce and with larger sizes. */
     if (!mca_coll_loom_reproducible(reduce_ctx) &&
-        loom_allreduce_hands_off(&c->config, module->team, elems * esize)) {
-        __atomic_add_fetch(&n->handoffs, 1, __ATOMIC_RELAXED);
-        loom_allreduce_explain_handoff(module->team, &c->config, elems * esize);
+        mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "allreduce", .threshold = c->config.allreduce_handoff, .counters = n,
+            .explained = &module->team->explained }, elems * esize)) {
         return LOOM_ERR_UNSUPPORTED;
     }
     *info = (mca_coll_loom_op_t){

@@ -1,13 +1,17 @@
 /*
  * MPI_Bcast, MPI_Ibcast, MPI_Reduce and MPI_Ireduce through the engine.
  *
- * Bcast moves bytes: Loom takes a call whose datatype lays count elements
- * out contiguously from the buffer address with extent equal to size.
+ * Bcast moves bytes: Loom takes any datatype, directly when it lays count
+ * elements out contiguously from the buffer address with extent equal to
+ * size, staged through packed scratch otherwise (coll_loom_stage.c).
  * Reduce follows allreduce's rules on the data; the receive buffer matters
  * at the root only (the engine never touches it elsewhere).  Anything else
- * goes to the module Open MPI selected before Loom, counted by reason.
- * Open MPI runs ibcast and ireduce itself while creating communicators:
- * these paths only plan and post, they never block.
+ * goes to the module Open MPI selected before Loom, counted by reason, and
+ * so do small messages on one node (coll_loom_bcast_handoff,
+ * coll_loom_reduce_handoff: the size of the type signature, equal on
+ * every rank, decides).  Open MPI runs ibcast and ireduce itself while
+ * creating communicators: these paths only plan and post, they never
+ * block.
  */
 #include "coll_loom.h"
 
@@ -16,36 +20,70 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
 
+/* Decide and plan.  A datatype that is not flat is staged (*stage_p):
+ * the root packs before the schedule, the others unpack after it. */
 static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *dtype, int root,
                                         mca_coll_loom_module_t *module, mca_coll_loom_op_t *info,
-                                        loom_sched_t **sched_p)
+                                        mca_coll_loom_stage_t **stage_p, loom_sched_t **sched_p)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->bcast;
+    mca_coll_loom_stage_t *stage = NULL;
     loom_bcast_choice_t choice;
     loom_coll_args_t args;
     loom_status_t status;
-    size_t esize;
+    size_t size, bytes;
+    void *data = buf;
 
+    *stage_p = NULL;
     if (!mca_coll_loom_enabled(n)) {
         return LOOM_ERR_UNSUPPORTED;
     }
-    esize = mca_coll_loom_flat_size(dtype);
-    if (esize == 0 || module->team == NULL) {
+    if (module->team == NULL) {
         return mca_coll_loom_fallback(n);
     }
+    /* The signature's bytes, equal on every rank whatever its layout. */
+    ompi_datatype_type_size(dtype, &size);
+    bytes = (size_t)count * size;
+    if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "bcast", .threshold = c->config.bcast_handoff, .counters = n,
+            .explained = &module->team->explained_bcast }, bytes)) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    if (mca_coll_loom_flat_size(dtype) == 0) {
+        int at_root = ompi_comm_rank(module->comm) == root;
+
+        status = mca_coll_loom_stage_create(buf, dtype, at_root ? 0 : 1, bytes, &stage);
+        if (status != LOOM_OK) {
+            return status;
+        }
+        if (at_root) {
+            status = mca_coll_loom_pack(buf, (size_t)count, dtype, stage->scratch);
+        } else {
+            stage->block[0].count = (size_t)count;
+        }
+        if (status != LOOM_OK) {
+            mca_coll_loom_stage_destroy(stage);
+            return status;
+        }
+        data = stage->scratch;
+    }
     *info = (mca_coll_loom_op_t){
-        .coll = "bcast", .bytes = (size_t)count * esize, .counters = n, .comm = module->comm,
+        .coll = "bcast", .bytes = bytes, .counters = n, .comm = module->comm,
         .start_ns = mca_coll_loom_now_ns(),
     };
     args = (loom_coll_args_t){
-        .recvbuf = buf, .count = (size_t)count * esize, .elem_size = 1, .root = root,
+        .recvbuf = data, .count = bytes, .elem_size = 1, .root = root,
     };
     status = loom_bcast_plan(&args, module->team, &c->config, sched_p, &choice);
     if (status == LOOM_OK) {
         info->alg = loom_bcast_alg_names[choice.alg];
         info->alg_index = choice.alg;
-    } else if (status == LOOM_ERR_UNSUPPORTED) {
+        *stage_p = stage;
+        return LOOM_OK;
+    }
+    mca_coll_loom_stage_destroy(stage);
+    if (status == LOOM_ERR_UNSUPPORTED) {
         (void)mca_coll_loom_fallback(n);
     }
     return status;
@@ -73,6 +111,14 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
         return mca_coll_loom_fallback(n);
     }
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
+    /* A reproducible call stays: the module below combines in its own
+     * order (see coll_loom_allreduce.c). */
+    if (!mca_coll_loom_reproducible(reduce_ctx) &&
+        mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "reduce", .threshold = c->config.reduce_handoff, .counters = n,
+            .explained = &module->team->explained_reduce }, elems * esize)) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
     *info = (mca_coll_loom_op_t){
         .coll = "reduce", .bytes = elems * esize, .counters = n, .comm = module->comm,
         .start_ns = mca_coll_loom_now_ns(),
@@ -93,11 +139,15 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
     return status;
 }
 
-static int loom_run(mca_coll_loom_op_t *info, loom_sched_t *sched)
+static int loom_run(mca_coll_loom_op_t *info, loom_sched_t *sched,
+                    mca_coll_loom_stage_t *stage)
 {
     loom_status_t status = mca_coll_loom_wait(info, sched);
 
     loom_sched_destroy(sched);
+    if (stage != NULL) {
+        status = mca_coll_loom_stage_finish(stage, status);
+    }
     mca_coll_loom_account(info, status);
     return mca_coll_loom_status_to_ompi(status);
 }
@@ -106,18 +156,19 @@ int mca_coll_loom_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int
                         struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_stage_t *stage;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
 
-    status = loom_bcast_prepare(buf, count, dtype, root, module, &info, &sched);
+    status = loom_bcast_prepare(buf, count, dtype, root, module, &info, &stage, &sched);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_bcast.fn(buf, count, dtype, root, comm,
                                          module->previous_bcast.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_run(&info, sched);
+    return loom_run(&info, sched, stage);
 }
 
 int mca_coll_loom_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
@@ -133,7 +184,8 @@ int mca_coll_loom_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, in
     if (req == NULL) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    status = loom_bcast_prepare(buf, count, dtype, root, module, &req->op, &sched);
+    status = loom_bcast_prepare(buf, count, dtype, root, module, &req->op, &req->stage,
+                                &sched);
     if (status != LOOM_OK) {
         OBJ_RELEASE(req);
         if (status == LOOM_ERR_UNSUPPORTED) {
@@ -163,7 +215,7 @@ int mca_coll_loom_reduce(const void *sbuf, void *rbuf, int count, struct ompi_da
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_run(&info, sched);
+    return loom_run(&info, sched, NULL);
 }
 
 int mca_coll_loom_ireduce(const void *sbuf, void *rbuf, int count,

@@ -39,7 +39,7 @@ static const loom_pvar_desc_t loom_coll_pvars[] = {
       "take their datatype (non-contiguous, or a lower bound other than 0)",
       LOOM_COUNTER(fallbacks) },
     { "handoffs", "%s calls handed to the module below Loom because they are small "
-      "and the communicator lives on one node (coll_loom_allreduce_handoff)",
+      "and the communicator lives on one node (coll_loom_<collective>_handoff)",
       LOOM_COUNTER(handoffs) },
     { "disabled", "%s calls handed to the module below Loom while coll_loom_enable "
       "was 0", LOOM_COUNTER(disabled) },

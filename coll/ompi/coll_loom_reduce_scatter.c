@@ -3,7 +3,10 @@
  * MPI_Ireduce_scatter_block through the engine (Open MPI 4.1's han and ucc
  * provide neither).  The data rules are allreduce's: contiguous data of one
  * type, Loom's kernels where it has them and Open MPI's op otherwise;
- * anything else goes to the module Open MPI selected before Loom, counted.
+ * anything else goes to the module Open MPI selected before Loom, counted,
+ * and so do calls reducing fewer than coll_loom_reduce_scatter_handoff
+ * bytes in all (every block: the counts every rank passes alike) on one
+ * node.
  */
 #include "coll_loom.h"
 
@@ -47,6 +50,15 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
         return mca_coll_loom_fallback(n);
     }
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
+    /* A reproducible call stays: the module below combines in its own
+     * order (see coll_loom_allreduce.c). */
+    if (!mca_coll_loom_reproducible(reduce_ctx) &&
+        mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "reduce_scatter", .threshold = c->config.reduce_scatter_handoff,
+            .counters = n, .explained = &module->team->explained_reduce_scatter },
+            elems * esize)) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
     if (rcounts != NULL) {
         counts = malloc(sizeof(size_t) * (size_t)p);
         if (counts == NULL) {

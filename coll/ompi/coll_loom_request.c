@@ -102,10 +102,10 @@ static int loom_request_free(ompi_request_t **req_p)
     mca_coll_loom_request_t *req = (mca_coll_loom_request_t *)*req_p;
 
     /* MPI-3.1 5.12: freeing an active nonblocking collective is erroneous. */
-    if (!REQUEST_COMPLETE(&req->super)) {
+    if (!REQUEST_COMPLETE(&req->super.super)) {
         return MPI_ERR_REQUEST;
     }
-    OMPI_REQUEST_FINI(&req->super);
+    OMPI_REQUEST_FINI(&req->super.super);
     OBJ_RELEASE(req);
     *req_p = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;
@@ -120,14 +120,15 @@ static int loom_request_cancel(ompi_request_t *req, int complete)
 
 static void loom_request_construct(mca_coll_loom_request_t *req)
 {
-    req->super.req_type = OMPI_REQUEST_COLL;
-    req->super.req_free = loom_request_free;
-    req->super.req_cancel = loom_request_cancel;
+    req->super.super.req_type = OMPI_REQUEST_COLL;
+    req->super.super.req_free = loom_request_free;
+    req->super.super.req_cancel = loom_request_cancel;
     req->sched = NULL;
     req->module = NULL;
     req->retained_op = NULL;
     req->retained_type = NULL;
     req->owned = NULL;
+    req->stage = NULL;
     req->linked = 0;
     req->mod_prev = req->mod_next = NULL;
     req->next = NULL;
@@ -196,6 +197,8 @@ static void loom_request_release_refs(mca_coll_loom_request_t *req)
     }
     free(req->owned);
     req->owned = NULL;
+    mca_coll_loom_stage_destroy(req->stage);
+    req->stage = NULL;
     if (req->retained_op != NULL) {
         OBJ_RELEASE(req->retained_op);
         req->retained_op = NULL;
@@ -216,7 +219,8 @@ static void loom_request_destruct(mca_coll_loom_request_t *req)
     loom_request_release_refs(req);
 }
 
-OBJ_CLASS_INSTANCE(mca_coll_loom_request_t, ompi_request_t, loom_request_construct,
+OBJ_CLASS_INSTANCE(mca_coll_loom_request_t, ompi_coll_base_nbc_request_t,
+                   loom_request_construct,
                    loom_request_destruct);
 
 mca_coll_loom_request_t *mca_coll_loom_request_new(mca_coll_loom_module_t *module,
@@ -233,12 +237,12 @@ mca_coll_loom_request_t *mca_coll_loom_request_new(mca_coll_loom_module_t *modul
     if (req == NULL) {
         return NULL;
     }
-    OMPI_REQUEST_INIT(&req->super, false);
-    req->super.req_state = OMPI_REQUEST_ACTIVE;
-    req->super.req_mpi_object.comm = module->comm;
-    req->super.req_status.MPI_ERROR = MPI_SUCCESS;
-    req->super.req_status._cancelled = 0;
-    req->super.req_status._ucount = 0;
+    OMPI_REQUEST_INIT(&req->super.super, false);
+    req->super.super.req_state = OMPI_REQUEST_ACTIVE;
+    req->super.super.req_mpi_object.comm = module->comm;
+    req->super.super.req_status.MPI_ERROR = MPI_SUCCESS;
+    req->super.super.req_status._cancelled = 0;
+    req->super.super.req_status._ucount = 0;
     /* The application may free its op, datatype or communicator handle
      * while the collective runs (MPI allows it); keep the objects alive. */
     OBJ_RETAIN(module);
@@ -256,10 +260,14 @@ mca_coll_loom_request_t *mca_coll_loom_request_new(mca_coll_loom_module_t *modul
 
 static void loom_request_finish(mca_coll_loom_request_t *req, loom_status_t status)
 {
+    if (req->stage != NULL) {
+        status = mca_coll_loom_stage_finish(req->stage, status);
+        req->stage = NULL;
+    }
     mca_coll_loom_account(&req->op, status);
     loom_request_release_refs(req);
-    req->super.req_status.MPI_ERROR = mca_coll_loom_status_to_ompi(status);
-    ompi_request_complete(&req->super, true);
+    req->super.super.req_status.MPI_ERROR = mca_coll_loom_status_to_ompi(status);
+    ompi_request_complete(&req->super.super, true);
 }
 
 int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_sched_t *sched,
@@ -270,7 +278,7 @@ int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_sched_t *sche
     req->sched = sched;
     req->seq = sched->seq;
     req->op.watch_ndone = -1;
-    *request_p = &req->super;
+    *request_p = &req->super.super;
     loom_request_link(req);
     /* Post the first steps now: the peers can start matching at once. */
     status = loom_sched_progress(sched);

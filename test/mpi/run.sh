@@ -36,11 +36,16 @@ case $transport in
     *) echo "$0: transport '$transport' in '$1' is neither shm nor tcp" >&2; exit 2 ;;
 esac
 
-# Loom hands small allreduces on one node to Open MPI's module; the tests
-# exercise Loom's own path at every size, except the one about the hand-off.
+# Loom hands small messages on one node to Open MPI's module; the tests
+# exercise Loom's own path at every size, except the ones about the hand-off.
 case $program in
-    mpi_allreduce_handoff) set -- ;;
-    *) set -- --mca coll_loom_allreduce_handoff 0 ;;
+    mpi_allreduce_handoff|mpi_handoff) set -- ;;
+    *)
+        set --
+        for coll in allreduce bcast reduce allgather reduce_scatter; do
+            set -- "$@" --mca "coll_loom_${coll}_handoff" 0
+        done
+        ;;
 esac
 # The progress thread is off by default; its own test turns it on.
 case $program in

@@ -4,6 +4,7 @@
 #include "loopback_harness.h"
 #include "coll/core/partition.h"
 #include "coll/core/coll_config.h"
+#include "coll/core/handoff.h"
 #include "coll/core/reduce_kernels.h"
 #include "coll/core/tag.h"
 
@@ -421,24 +422,25 @@ START_TEST(test_allreduce_select_crossover)
 END_TEST
 
 /* Small messages inside one node go to the module below Loom; across nodes,
- * or with the setting at 0, Loom keeps every size. */
+ * or with the setting at 0, Loom keeps every size (one rule for every
+ * collective, here with allreduce's setting). */
 START_TEST(test_allreduce_hands_off)
 {
     loom_coll_config_t cfg = default_config();
     harness_t h;
 
     harness_init(&h, 3);  /* no node keys: one node per rank */
-    ck_assert(!loom_allreduce_hands_off(&cfg, h.teams[0], 8));
+    ck_assert(!loom_handoff_applies(h.teams[0], 8, cfg.allreduce_handoff));
     h.teams[0]->num_nodes = 1;
     cfg.allreduce_handoff = 4096;
-    ck_assert(loom_allreduce_hands_off(&cfg, h.teams[0], 0));
-    ck_assert(loom_allreduce_hands_off(&cfg, h.teams[0], 4095));
-    ck_assert(!loom_allreduce_hands_off(&cfg, h.teams[0], 4096));
+    ck_assert(loom_handoff_applies(h.teams[0], 0, cfg.allreduce_handoff));
+    ck_assert(loom_handoff_applies(h.teams[0], 4095, cfg.allreduce_handoff));
+    ck_assert(!loom_handoff_applies(h.teams[0], 4096, cfg.allreduce_handoff));
     h.teams[0]->num_nodes = 2;
-    ck_assert(!loom_allreduce_hands_off(&cfg, h.teams[0], 8));
+    ck_assert(!loom_handoff_applies(h.teams[0], 8, cfg.allreduce_handoff));
     h.teams[0]->num_nodes = 1;
     cfg.allreduce_handoff = 0;
-    ck_assert(!loom_allreduce_hands_off(&cfg, h.teams[0], 0));
+    ck_assert(!loom_handoff_applies(h.teams[0], 0, cfg.allreduce_handoff));
     harness_fini(&h);
 }
 END_TEST

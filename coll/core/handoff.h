@@ -1,0 +1,33 @@
+/*
+ * The small-message hand-off: on a team that lives inside one node, a
+ * collective below its threshold goes to the implementation below Loom
+ * (in Open MPI, the module selected before Loom, whose shared-memory fast
+ * path has lower latency than UCX's there).  One rule for every
+ * collective; each has its own threshold (coll_config.h).
+ */
+#ifndef LOOM_HANDOFF_H
+#define LOOM_HANDOFF_H
+
+#include "team.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whether a call of bytes on team is handed off below threshold.  bytes
+ * must be a quantity every rank computes alike (a type signature size, a
+ * total over counts every rank passes), never a rank's own buffer layout:
+ * then every rank decides the same and no rank waits for a peer that
+ * handed the call off.  threshold 0 keeps every size in Loom. */
+static inline int loom_handoff_applies(const loom_team_t *team, size_t bytes,
+                                       size_t threshold)
+{
+    return team->num_nodes == 1 && bytes < threshold;
+}
+
+/* At verbose level info, say once per size class of *explained (the
+ * team's mask for coll, shared with the collective's own explain lines)
+ * that calls of bytes go to the module below Loom, naming the setting. */
+void loom_handoff_explain(loom_team_t *team, uint64_t *explained, const char *coll,
+                          size_t threshold, size_t bytes);
+
+#endif
