@@ -57,13 +57,19 @@ static uint64_t now_ns(void)
 static void write_one(loom_ckpt_async_t *a, staged_t *s)
 {
     loom_ckpt_t *ckpt = a->ckpt;
-    int written = 0;
+    size_t written = 0;
     loom_status_t st = loom_ckpt_chunk_store(ckpt->io, ckpt->dir, s->hash,
-                                             s->data, s->len, ckpt->file_mode,
-                                             ckpt->dir_mode, a->dirty, &written);
-    __atomic_add_fetch(&ckpt->stats.chunks_written, (uint64_t)written, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&ckpt->stats.chunks_reused, (uint64_t)!written, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&ckpt->stats.bytes_written, written ? (uint64_t)s->len : 0,
+                                             s->data, s->len,
+                                             &(loom_ckpt_store_opts_t){
+                                                 .file_mode = ckpt->file_mode,
+                                                 .dir_mode = ckpt->dir_mode,
+                                                 .zstd_level = ckpt->zstd_level },
+                                             a->dirty, &written);
+    __atomic_add_fetch(&ckpt->stats.chunks_written, (uint64_t)(written > 0),
+                       __ATOMIC_RELAXED);
+    __atomic_add_fetch(&ckpt->stats.chunks_reused, (uint64_t)(written == 0),
+                       __ATOMIC_RELAXED);
+    __atomic_add_fetch(&ckpt->stats.bytes_written, (uint64_t)written,
                        __ATOMIC_RELAXED);
     if (st != LOOM_OK && a->status == LOOM_OK) {
         a->status = st;

@@ -1,8 +1,11 @@
 /*
  * The content-addressed chunk store: DIR/chunks/<first two hex digits>/
- * <XXH3-128 of the bytes, 32 hex digits>.  A chunk file is written once,
- * durably, under its final name, and never rewritten: two ranks or two
- * steps saving the same bytes share it.
+ * <XXH3-128 of the bytes, 32 hex digits>, or the same name with ".zst"
+ * when the file holds a zstd frame of the bytes (compression on request,
+ * kept only when it saves space).  The hash is always of the bytes
+ * themselves, so a chunk is the same chunk compressed or not.  A chunk
+ * file is written once, durably, under its final name, and never
+ * rewritten: two ranks or two steps saving the same bytes share it.
  */
 #ifndef LOOM_CKPT_CHUNKS_H
 #define LOOM_CKPT_CHUNKS_H
@@ -24,15 +27,24 @@ int loom_ckpt_chunk_path(const char *dir, const char *hex, int file,
 /* The chunk directories: one per value of the first two hex digits. */
 #define LOOM_CKPT_CHUNK_DIRS 256
 
+#define LOOM_CKPT_ZST_SUFFIX ".zst"
+
+/* How chunks are stored. */
+typedef struct loom_ckpt_store_opts {
+    unsigned file_mode;
+    unsigned dir_mode;
+    int zstd_level;         /* 0: no compression */
+} loom_ckpt_store_opts_t;
+
 /* Stores buf under its hash unless a chunk of that name exists already;
- * *written_p says which.  The file is durable on return, its name only
- * after loom_ckpt_chunk_sync_dirs: dirty[] marks its directory. */
+ * *written_p is the bytes written to disk (0: it existed).  The file is
+ * durable on return, its name only after loom_ckpt_chunk_sync_dirs:
+ * dirty[] marks its directory. */
 loom_status_t loom_ckpt_chunk_store(const loom_ckpt_io_t *io, const char *dir,
                                     const char *hex, const void *buf,
-                                    size_t len, unsigned file_mode,
-                                    unsigned dir_mode,
+                                    size_t len, const loom_ckpt_store_opts_t *opts,
                                     uint8_t dirty[LOOM_CKPT_CHUNK_DIRS],
-                                    int *written_p);
+                                    size_t *written_p);
 
 /* fsyncs the chunk directories marked in dirty[]. */
 loom_status_t loom_ckpt_chunk_sync_dirs(const loom_ckpt_io_t *io,

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zstd.h>
+
 #include "ckpt/async.h"
 #include "ckpt/chunks.h"
 #include "common/log.h"
@@ -108,6 +110,29 @@ static loom_status_t size_from_env(const char *var, uint64_t dflt,
     return LOOM_OK;
 }
 
+/* LOOM_CKPT_COMPRESS: none (default), zstd (level 3) or zstd:N. */
+static loom_status_t compress_from_env(int *level_p)
+{
+    const char *s = getenv("LOOM_CKPT_COMPRESS");
+    *level_p = 0;
+    if (s == NULL || *s == '\0' || strcmp(s, "none") == 0) {
+        return LOOM_OK;
+    }
+    if (strcmp(s, "zstd") == 0) {
+        *level_p = 3;
+        return LOOM_OK;
+    }
+    char *end;
+    long v = strncmp(s, "zstd:", 5) == 0 ? strtol(s + 5, &end, 10) : 0;
+    if (v < 1 || v > ZSTD_maxCLevel() || *end != '\0') {
+        loom_error("ckpt", "LOOM_CKPT_COMPRESS='%s' is not accepted: give none, "
+                   "zstd, or zstd:N with N from 1 to %d", s, ZSTD_maxCLevel());
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    *level_p = (int)v;
+    return LOOM_OK;
+}
+
 /* LOOM_CKPT_KEEP: committed steps to keep, 0 (or unset): all. */
 static loom_status_t keep_from_env(unsigned *keep_p)
 {
@@ -163,6 +188,16 @@ loom_status_t loom_ckpt_open(const char *dir, const loom_ckpt_coord_t *coord,
         uint64_t v;
         st = size_from_env("LOOM_CKPT_STAGING", DEFAULT_STAGING, &v);
         ckpt->staging_bytes = (size_t)v;
+    }
+    if (st == LOOM_OK && opts && opts->zstd_level != 0) {
+        ckpt->zstd_level = opts->zstd_level > 0 ? opts->zstd_level : 0;
+    } else if (st == LOOM_OK) {
+        st = compress_from_env(&ckpt->zstd_level);
+    }
+    if (st == LOOM_OK && ckpt->zstd_level > ZSTD_maxCLevel()) {
+        loom_error("ckpt", "zstd level %d is above zstd's maximum %d",
+                   ckpt->zstd_level, ZSTD_maxCLevel());
+        st = LOOM_ERR_INVALID_PARAM;
     }
     if (st == LOOM_OK && opts && opts->keep) {
         ckpt->keep = opts->keep;
@@ -288,13 +323,16 @@ static loom_status_t save_region(loom_ckpt_t *ckpt, loom_ckpt_creg_t *c,
         if (async) {
             st = loom_ckpt_async_stage(ckpt->async, ref->hash, p, len);
         } else {
-            int written;
+            size_t written = 0;
             st = loom_ckpt_chunk_store(ckpt->io, ckpt->dir, ref->hash, p, len,
-                                       ckpt->file_mode, ckpt->dir_mode, dirty,
-                                       &written);
+                                       &(loom_ckpt_store_opts_t){
+                                           .file_mode = ckpt->file_mode,
+                                           .dir_mode = ckpt->dir_mode,
+                                           .zstd_level = ckpt->zstd_level },
+                                       dirty, &written);
             ckpt->stats.chunks_written += st == LOOM_OK && written;
             ckpt->stats.chunks_reused += st == LOOM_OK && !written;
-            ckpt->stats.bytes_written += st == LOOM_OK && written ? len : 0;
+            ckpt->stats.bytes_written += st == LOOM_OK ? written : 0;
         }
         if (st != LOOM_OK) {
             return st;

@@ -33,6 +33,7 @@ struct loom_ckpt {
     unsigned file_mode;
     unsigned dir_mode;
     unsigned keep;
+    int zstd_level;                 /* 0: chunks stored raw */
     size_t staging_bytes;
     loom_ckpt_async_t *async;       /* the writer thread, once needed */
     int pending;                    /* an async save awaits loom_ckpt_wait */

@@ -160,8 +160,12 @@ static loom_status_t collect_chunks(loom_ckpt_t *ckpt)
         }
         int deleted = 0;
         for (size_t i = 0; i < nnames; i++) {
-            const char *key = names[i];
-            if (bsearch(&key, refs, nrefs, sizeof(*refs), cmp_hash) != NULL) {
+            /* A compressed chunk is the same chunk: compare its hash. */
+            char hash[LOOM_CKPT_HASH_HEX + 1];
+            snprintf(hash, sizeof(hash), "%s", names[i]);
+            const char *key = hash;
+            if (names[i][0] != '.' &&
+                bsearch(&key, refs, nrefs, sizeof(*refs), cmp_hash) != NULL) {
                 continue;
             }
             char path[4096];

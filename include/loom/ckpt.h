@@ -74,6 +74,8 @@ typedef struct loom_ckpt_options {
     unsigned dir_mode;          /* 0: 0700 */
     unsigned keep;              /* committed steps kept; 0: LOOM_CKPT_KEEP or all */
     size_t staging_bytes;       /* async staging bound; 0: LOOM_CKPT_STAGING or 64 MiB */
+    int zstd_level;             /* chunk compression: 1..19; -1: none;
+                                 * 0: LOOM_CKPT_COMPRESS (default none) */
     const loom_ckpt_io_t *io;   /* NULL: the POSIX file system */
 } loom_ckpt_options_t;
 
@@ -83,7 +85,7 @@ typedef struct loom_ckpt_stats {
     uint64_t bytes_registered;  /* bytes covered by the last save */
     uint64_t chunks_written;
     uint64_t chunks_reused;     /* unchanged, or already stored */
-    uint64_t bytes_written;     /* chunk bytes */
+    uint64_t bytes_written;     /* chunk bytes written to disk (compressed) */
     uint64_t manifest_bytes;    /* manifest bytes */
     uint64_t steps_deleted;     /* by retention (keep) */
     uint64_t chunks_deleted;    /* no longer referenced by any step */

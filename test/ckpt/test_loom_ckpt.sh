@@ -49,4 +49,11 @@ echo "$out" | grep -Eq "region (weights|bias), chunk [0-9]+: .*$(basename "$vict
 
 "$tool" -d "$dir/ck" show x >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad step number not exit 2"
 "$tool" -d "$dir/ck" frobnicate >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown command not exit 2"
+# Compressed chunks: verified, exported and restored alike.
+LOOM_CKPT_COMPRESS=zstd "$make_ckpt" save "$dir/z" || fail "ckpt_make save with zstd"
+ls "$dir"/z/chunks/*/*.zst >/dev/null 2>&1 || fail "no compressed chunk written"
+"$tool" -d "$dir/z" verify >/dev/null || fail "verify of compressed chunks"
+"$tool" -d "$dir/z" export 2 "$dir/z2.tar" >/dev/null || fail "export of compressed chunks"
+mkdir "$dir/z2" && tar -xf "$dir/z2.tar" -C "$dir/z2" || fail "untar compressed"
+"$make_ckpt" check "$dir/z2" 2 || fail "restore from the compressed export"
 echo "PASS test_loom_ckpt"

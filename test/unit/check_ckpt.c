@@ -248,6 +248,67 @@ START_TEST(test_async_copies_then_commits)
 }
 END_TEST
 
+/* ------------------------------------------------------------ zstd */
+
+START_TEST(test_zstd_chunks)
+{
+    enum { CHUNK = 4096, N = 16 };
+    static unsigned char w[CHUNK * N], noise[CHUNK], keep[CHUNK * N];
+    /* Compressible: runs of one value; one chunk of noise stays raw. */
+    for (size_t i = 0; i < sizeof(w); i++) {
+        w[i] = (unsigned char)(i / 512);
+    }
+    fill(noise, sizeof(noise), 3);
+    memcpy(w + 5 * CHUNK, noise, CHUNK);
+    memcpy(keep, w, sizeof(w));
+    loom_ckpt_options_t opts = { .chunk_size = CHUNK, .zstd_level = 3 };
+    loom_ckpt_t *ck = NULL;
+    ck_assert_int_eq(loom_ckpt_open(tmpdir, NULL, &opts, &ck), LOOM_OK);
+    add(ck, "w", w, sizeof(w));
+    ck_assert_int_eq(loom_ckpt_save(ck, 1), LOOM_OK);
+    loom_ckpt_stats_t s;
+    loom_ckpt_get_stats(ck, &s);
+    ck_assert_uint_eq(s.chunks_written, N);
+    /* 15 chunks of 8 runs compress to a few dozen bytes; the noise not. */
+    ck_assert_uint_lt(s.bytes_written, CHUNK + 15 * 256);
+    ck_assert_uint_ge(s.bytes_written, CHUNK);
+    memset(w, 0, sizeof(w));
+    ck_assert_int_eq(loom_ckpt_restore(ck, 1, NULL), LOOM_OK);
+    ck_assert_int_eq(memcmp(w, keep, sizeof(w)), 0);
+    loom_ckpt_close(ck);
+
+    /* Read back without compression configured: the files say what they
+     * are.  And a bad setting is refused by name. */
+    setenv("LOOM_CKPT_COMPRESS", "zstd:99", 1);
+    capture_start();
+    ck_assert_int_eq(loom_ckpt_open(tmpdir, NULL, NULL, &ck), LOOM_ERR_INVALID_PARAM);
+    capture_stop();
+    ck_assert_ptr_nonnull(strstr(log_buf, "LOOM_CKPT_COMPRESS='zstd:99'"));
+    unsetenv("LOOM_CKPT_COMPRESS");
+    opts.zstd_level = -1;
+    ck_assert_int_eq(loom_ckpt_open(tmpdir, NULL, &opts, &ck), LOOM_OK);
+    add(ck, "w", w, sizeof(w));
+    memset(w, 0, sizeof(w));
+    ck_assert_int_eq(loom_ckpt_restore(ck, 1, NULL), LOOM_OK);
+    ck_assert_int_eq(memcmp(w, keep, sizeof(w)), 0);
+    loom_ckpt_close(ck);
+
+    /* A corrupt frame is named. */
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "f=$(find '%s/chunks' -name '*.zst' | head -1); "
+             "printf 'XXXX' | dd of=\"$f\" bs=1 seek=6 conv=notrunc 2>/dev/null", tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(loom_ckpt_open(tmpdir, NULL, &opts, &ck), LOOM_OK);
+    add(ck, "w", w, sizeof(w));
+    capture_start();
+    ck_assert_int_eq(loom_ckpt_restore(ck, 1, NULL), LOOM_ERR_IO);
+    capture_stop();
+    ck_assert_ptr_nonnull(strstr(log_buf, ".zst"));
+    ck_assert_ptr_nonnull(strstr(log_buf, "region w, chunk"));
+    loom_ckpt_close(ck);
+}
+END_TEST
+
 /* ------------------------------------------------------------ retention */
 
 static size_t count_chunk_files(const char *dir)
@@ -618,6 +679,7 @@ static Suite *ckpt_suite(void)
     tcase_add_test(tc, test_many_regions);
     tcase_add_test(tc, test_incremental_writes_changed_chunks);
     tcase_add_test(tc, test_async_copies_then_commits);
+    tcase_add_test(tc, test_zstd_chunks);
     tcase_add_test(tc, test_retention_keeps_last_k);
     tcase_add_test(tc, test_committed_step_never_rewritten);
     tcase_add_test(tc, test_bad_input);

@@ -354,6 +354,17 @@ static int export_file(loom_ckpt_t *ck, FILE *out, const char *rel)
     size_t len;
     snprintf(path, sizeof(path), "%s/%s", ck->dir, rel);
     int rc = ck->io->read_all(ck->io->ctx, path, &buf, &len);
+    if (rc == -ENOENT && strncmp(rel, "chunks/", 7) == 0) {
+        /* The chunk may be stored compressed. */
+        char zrel[300];
+        snprintf(zrel, sizeof(zrel), "%s" LOOM_CKPT_ZST_SUFFIX, rel);
+        snprintf(path, sizeof(path), "%s/%s", ck->dir, zrel);
+        if ((rc = ck->io->read_all(ck->io->ctx, path, &buf, &len)) == 0) {
+            rc = tar_entry(out, zrel, buf, len);
+            free(buf);
+            return rc;
+        }
+    }
     if (rc != 0) {
         fprintf(stderr, "loom-ckpt: cannot read %s: %s\n", path, strerror(-rc));
         return -1;
