@@ -169,7 +169,13 @@ static mlp_status_t run_job(job_t *job, const mlp_loom_counter_t *lc, mlp_error_
     if (st != MLP_OK) {
         return st;
     }
-    st = mlp_trainer_run(trainer, &result);
+    mlp_ckpt_t *ckpt = NULL;
+    st = mlp_ckpt_open(&job->opts, job->model, job->grad_comm, &ckpt, err);
+    if (st == MLP_OK) {
+        mlp_trainer_set_checkpoint(trainer, ckpt);
+        st = mlp_trainer_run(trainer, &result, err);
+    }
+    mlp_ckpt_close(ckpt);
     mlp_trainer_destroy(trainer);
     if (st == MLP_OK && job->rank == 0) {
         print_summary(job, &result, lc);

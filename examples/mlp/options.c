@@ -49,6 +49,12 @@ static const opt_spec_t opt_specs[] = {
     { "steps", OPT_LONG, OFF(steps), 0, 1e12, "N", "stop after N optimizer steps (0: no limit)" },
     { "dump-params", OPT_STRING, OFF(dump_params), 0, 0, "FILE",
       "rank 0 writes the final parameters there as raw doubles" },
+    { "checkpoint-dir", OPT_STRING, OFF(checkpoint_dir), 0, 0, "DIR",
+      "save checkpoints there (libloom-ckpt) and resume from its newest on start" },
+    { "checkpoint-every", OPT_LONG, OFF(checkpoint_every), 0, 1e12, "N",
+      "checkpoint every N optimizer steps (0: never; needs --checkpoint-dir)" },
+    { "step-sleep-ms", OPT_LONG, OFF(step_sleep_ms), 0, 60000, "N",
+      "sleep N ms after each optimizer step: a slower model, for crash tests (default 0)" },
     { "quiet", OPT_FLAG, OFF(quiet), 0, 0, "", "print the SUMMARY line only" },
 };
 
@@ -286,6 +292,10 @@ mlp_status_t mlp_options_parse(int argc, char **argv, mlp_options_t *opts, mlp_e
         if (st != MLP_OK) {
             return st;
         }
+    }
+    if (opts->checkpoint_every > 0 && opts->checkpoint_dir == NULL) {
+        return mlp_fail(err, MLP_ERR_ARG, "--checkpoint-every needs --checkpoint-dir DIR "
+                        "(where to save)");
     }
     return MLP_OK;
 }

@@ -27,6 +27,9 @@ typedef struct mlp_options {
     long        test_limit;
     long        steps;          /* 0: no limit */
     const char *dump_params;    /* NULL: none */
+    const char *checkpoint_dir; /* NULL: no checkpoints */
+    long        checkpoint_every;   /* optimizer steps; 0: only resume */
+    long        step_sleep_ms;  /* after each step: a slower model, for tests */
     int         quiet;
 } mlp_options_t;
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rng.h"
 
@@ -40,7 +41,15 @@ struct mlp_trainer {
     /* the whole run, this rank */
     unsigned long long   bytes_sent;
     long                 grad_allreduces, steps;
+    mlp_ckpt_t          *ckpt;          /* NULL: no checkpoints */
+    mlp_status_t         ckpt_status;   /* the first failed save */
+    mlp_error_t          ckpt_err;
 };
+
+void mlp_trainer_set_checkpoint(mlp_trainer_t *t, mlp_ckpt_t *ck)
+{
+    t->ckpt = ck;
+}
 
 void mlp_share(long total, int rank, int size, long *start, long *len)
 {
@@ -281,17 +290,40 @@ static void epoch_end(mlp_trainer_t *t, int epoch, double train_s, mlp_result_t 
     }
 }
 
-/* One pass over the shuffled training set; 1 when the step limit is hit. */
-static int train_epoch(mlp_trainer_t *t, int epoch)
+/* Saves a checkpoint after the step that ends before batch `next` of
+ * `epoch`, when one is due; 1 when a save failed (training stops). */
+static int checkpoint_due(mlp_trainer_t *t, int epoch, long next, long num_batches)
+{
+    if (t->ckpt == NULL || t->opts->checkpoint_every <= 0 ||
+        t->steps % t->opts->checkpoint_every != 0) {
+        return 0;
+    }
+    mlp_progress_t p = { .epoch = next < num_batches ? epoch : epoch + 1,
+                         .batch = next < num_batches ? next : 0, .steps = t->steps };
+    t->ckpt_status = mlp_ckpt_save(t->ckpt, &p, &t->ckpt_err);
+    return t->ckpt_status != MLP_OK;
+}
+
+/* One pass over the shuffled training set from batch `first`; 1 when
+ * the step limit is hit or a checkpoint failed. */
+static int train_epoch(mlp_trainer_t *t, int epoch, long first)
 {
     long n = t->train->count, batch = t->opts->batch;
     long num_batches = (n + batch - 1) / batch, b0, kb;
 
     shuffle(t, epoch);
-    for (b0 = 0; b0 < num_batches; b0 += kb) {
+    for (b0 = first; b0 < num_batches; b0 += kb) {
         /* The epoch's last step may hold fewer micro-steps. */
         kb = num_batches - b0 < t->opts->accum ? num_batches - b0 : t->opts->accum;
         optimizer_step(t, b0, kb, n);
+        if (t->opts->step_sleep_ms > 0) {
+            struct timespec ts = { t->opts->step_sleep_ms / 1000,
+                                   (t->opts->step_sleep_ms % 1000) * 1000000L };
+            nanosleep(&ts, NULL);
+        }
+        if (checkpoint_due(t, epoch, b0 + kb, num_batches)) {
+            return 1;
+        }
         if (t->opts->steps > 0 && t->steps >= t->opts->steps) {
             return 1;
         }
@@ -299,20 +331,38 @@ static int train_epoch(mlp_trainer_t *t, int epoch)
     return 0;
 }
 
-mlp_status_t mlp_trainer_run(mlp_trainer_t *t, mlp_result_t *res)
+mlp_status_t mlp_trainer_run(mlp_trainer_t *t, mlp_result_t *res, mlp_error_t *err)
 {
     unsigned long long bytes0;
     double t0;
     int epoch, stop = 0;
 
     memset(res, 0, sizeof(*res));
-    for (epoch = 0; epoch < t->opts->epochs && !stop; ++epoch) {
+    mlp_progress_t from = { 0, 0, 0 };
+    if (t->ckpt != NULL) {
+        int resumed = 0;
+        mlp_status_t st = mlp_ckpt_resume(t->ckpt, &from, &resumed, err);
+        if (st != MLP_OK) {
+            return st;
+        }
+        t->steps = from.steps;
+        if (resumed && t->rank == 0 && !t->opts->quiet) {
+            printf("resumed from checkpoint step %ld (epoch %ld, batch %ld) on %d ranks\n",
+                   from.steps, from.epoch + 1, from.batch, t->size);
+        }
+        stop = t->opts->steps > 0 && t->steps >= t->opts->steps;
+    }
+    for (epoch = (int)from.epoch; epoch < t->opts->epochs && !stop; ++epoch) {
         t->loss_sum = t->comm_s = t->compute_s = 0.0;
         t->correct = t->seen = 0;
         bytes0 = t->bytes_sent;
         t0 = MPI_Wtime();
-        stop = train_epoch(t, epoch);
+        stop = train_epoch(t, epoch, epoch == from.epoch ? from.batch : 0);
         epoch_end(t, epoch, MPI_Wtime() - t0, res, t->bytes_sent - bytes0);
+    }
+    if (t->ckpt_status != MLP_OK) {
+        *err = t->ckpt_err;
+        return t->ckpt_status;
     }
     res->steps = t->steps;
     res->bytes_sent = t->bytes_sent;

@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include "checkpoint.h"
 #include "common.h"
 #include "data.h"
 #include "model.h"
@@ -36,9 +37,13 @@ mlp_status_t mlp_trainer_create(const mlp_options_t *opts, mlp_model_t *model,
                                 MPI_Comm comm, mlp_trainer_t **trainer_p, mlp_error_t *err);
 void mlp_trainer_destroy(mlp_trainer_t *t);
 
+/* Checkpoints: resume from ck's newest step at the start of the run and
+ * save every opts->checkpoint_every steps.  ck stays the caller's. */
+void mlp_trainer_set_checkpoint(mlp_trainer_t *t, mlp_ckpt_t *ck);
+
 /* Train for opts->epochs (or opts->steps); rank 0 prints a line per epoch
  * unless quiet.  Collective over comm. */
-mlp_status_t mlp_trainer_run(mlp_trainer_t *t, mlp_result_t *result);
+mlp_status_t mlp_trainer_run(mlp_trainer_t *t, mlp_result_t *result, mlp_error_t *err);
 
 /* The contiguous share [*start, *start + *len) of `total` items that rank
  * `rank` of `size` takes: sizes differ by at most one, lower ranks first. */
