@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zstd.h>
+
 
 #include "ckpt/async.h"
 #include "ckpt/chunks.h"
+#include "ckpt/hook.h"
+#include "ckpt/settings.h"
 #include "common/log.h"
 
-#define DEFAULT_CHUNK_SIZE (1u << 20)
-#define DEFAULT_STAGING (64u << 20)
 #define STEP_PREFIX "step-"
 #define COMMIT_NAME "COMMIT"
 
@@ -79,80 +79,6 @@ loom_status_t loom_ckpt_read_commit(const loom_ckpt_t *ckpt, uint64_t step,
     return st;
 }
 
-/* A size in bytes from environment variable var, with an optional k, m
- * or g suffix; dflt when unset. */
-static loom_status_t size_from_env(const char *var, uint64_t dflt,
-                                   uint64_t *size_p)
-{
-    const char *s = getenv(var);
-    if (s == NULL || *s == '\0') {
-        *size_p = dflt;
-        return LOOM_OK;
-    }
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    uint64_t mult = 1;
-    if (*end == 'k' || *end == 'K') {
-        mult = 1u << 10, end++;
-    } else if (*end == 'm' || *end == 'M') {
-        mult = 1u << 20, end++;
-    } else if (*end == 'g' || *end == 'G') {
-        mult = 1u << 30, end++;
-    }
-    if (errno != 0 || end == s || *end != '\0' || v == 0 || *s == '-' ||
-        v > (1ull << 40) / mult) {
-        loom_error("ckpt", "%s='%s' is not a size: give a positive number "
-                   "of bytes, optionally with k, m or g (at most 1t)", var, s);
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    *size_p = v * mult;
-    return LOOM_OK;
-}
-
-/* LOOM_CKPT_COMPRESS: none (default), zstd (level 3) or zstd:N. */
-static loom_status_t compress_from_env(int *level_p)
-{
-    const char *s = getenv("LOOM_CKPT_COMPRESS");
-    *level_p = 0;
-    if (s == NULL || *s == '\0' || strcmp(s, "none") == 0) {
-        return LOOM_OK;
-    }
-    if (strcmp(s, "zstd") == 0) {
-        *level_p = 3;
-        return LOOM_OK;
-    }
-    char *end;
-    long v = strncmp(s, "zstd:", 5) == 0 ? strtol(s + 5, &end, 10) : 0;
-    if (v < 1 || v > ZSTD_maxCLevel() || *end != '\0') {
-        loom_error("ckpt", "LOOM_CKPT_COMPRESS='%s' is not accepted: give none, "
-                   "zstd, or zstd:N with N from 1 to %d", s, ZSTD_maxCLevel());
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    *level_p = (int)v;
-    return LOOM_OK;
-}
-
-/* LOOM_CKPT_KEEP: committed steps to keep, 0 (or unset): all. */
-static loom_status_t keep_from_env(unsigned *keep_p)
-{
-    const char *s = getenv("LOOM_CKPT_KEEP");
-    char *end;
-    *keep_p = 0;
-    if (s == NULL || *s == '\0') {
-        return LOOM_OK;
-    }
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno != 0 || *end != '\0' || *s == '-' || v > 1000000) {
-        loom_error("ckpt", "LOOM_CKPT_KEEP='%s' is not a count: give the number "
-                   "of committed steps to keep (0 keeps all)", s);
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    *keep_p = (unsigned)v;
-    return LOOM_OK;
-}
-
 loom_status_t loom_ckpt_open(const char *dir, const loom_ckpt_coord_t *coord,
                              const loom_ckpt_options_t *opts,
                              loom_ckpt_t **ckpt_p)
@@ -176,34 +102,12 @@ loom_status_t loom_ckpt_open(const char *dir, const loom_ckpt_coord_t *coord,
     ckpt->io = opts && opts->io ? opts->io : loom_ckpt_io_posix();
     ckpt->file_mode = opts && opts->file_mode ? opts->file_mode : 0600;
     ckpt->dir_mode = opts && opts->dir_mode ? opts->dir_mode : 0700;
-    loom_status_t st = LOOM_OK;
-    if (opts && opts->chunk_size) {
-        ckpt->chunk_size = opts->chunk_size;
-    } else {
-        st = size_from_env("LOOM_CKPT_CHUNK_SIZE", DEFAULT_CHUNK_SIZE,
-                           &ckpt->chunk_size);
-    }
-    ckpt->staging_bytes = opts && opts->staging_bytes ? opts->staging_bytes : 0;
-    if (st == LOOM_OK && ckpt->staging_bytes == 0) {
-        uint64_t v;
-        st = size_from_env("LOOM_CKPT_STAGING", DEFAULT_STAGING, &v);
-        ckpt->staging_bytes = (size_t)v;
-    }
-    if (st == LOOM_OK && opts && opts->zstd_level != 0) {
-        ckpt->zstd_level = opts->zstd_level > 0 ? opts->zstd_level : 0;
-    } else if (st == LOOM_OK) {
-        st = compress_from_env(&ckpt->zstd_level);
-    }
-    if (st == LOOM_OK && ckpt->zstd_level > ZSTD_maxCLevel()) {
-        loom_error("ckpt", "zstd level %d is above zstd's maximum %d",
-                   ckpt->zstd_level, ZSTD_maxCLevel());
-        st = LOOM_ERR_INVALID_PARAM;
-    }
-    if (st == LOOM_OK && opts && opts->keep) {
-        ckpt->keep = opts->keep;
-    } else if (st == LOOM_OK) {
-        st = keep_from_env(&ckpt->keep);
-    }
+    loom_ckpt_settings_t set;
+    loom_status_t st = loom_ckpt_settings_resolve(opts, &set);
+    ckpt->chunk_size = set.chunk_size;
+    ckpt->keep = set.keep;
+    ckpt->zstd_level = set.zstd_level;
+    ckpt->staging_bytes = (size_t)set.staging_bytes;
 
     size_t n = strlen(ckpt->dir);
     while (n > 1 && ckpt->dir[n - 1] == '/') {
@@ -429,6 +333,24 @@ static loom_status_t write_commit(loom_ckpt_t *ckpt, uint64_t step)
     return LOOM_OK;
 }
 
+/* Adds what this context did since the last call to the process totals
+ * that the loom component's MPI_T variables read (hook.h). */
+static void publish_stats(loom_ckpt_t *ckpt)
+{
+    loom_ckpt_stats_t now, *was = &ckpt->published;
+    loom_ckpt_get_stats(ckpt, &now);
+    __atomic_add_fetch(&loom_ckpt_hook.saves, now.saves - was->saves, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&loom_ckpt_hook.bytes_written, now.bytes_written - was->bytes_written,
+                       __ATOMIC_RELAXED);
+    __atomic_add_fetch(&loom_ckpt_hook.chunks_written,
+                       now.chunks_written - was->chunks_written, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&loom_ckpt_hook.chunks_reused, now.chunks_reused - was->chunks_reused,
+                       __ATOMIC_RELAXED);
+    __atomic_add_fetch(&loom_ckpt_hook.stall_ns, now.stall_ns - was->stall_ns,
+                       __ATOMIC_RELAXED);
+    *was = now;
+}
+
 /* Refuses a committed step number; collective. */
 static loom_status_t begin_save(loom_ckpt_t *ckpt, uint64_t step)
 {
@@ -478,6 +400,7 @@ static loom_status_t finish_save(loom_ckpt_t *ckpt, uint64_t step,
         ckpt->stats.saves++;
     }
     loom_ckpt_manifest_free(m);
+    publish_stats(ckpt);
     if (committed) {
         return LOOM_OK;
     }

@@ -43,6 +43,7 @@ struct loom_ckpt {
     loom_ckpt_creg_t *regions;
     size_t nregions;
     loom_ckpt_stats_t stats;
+    loom_ckpt_stats_t published;    /* what hook.h's totals already hold */
 };
 
 /* Collective: every rank passes whether it succeeded; 1 when all did. */

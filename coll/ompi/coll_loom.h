@@ -163,6 +163,9 @@ OBJ_CLASS_DECLARATION(mca_coll_loom_request_t);
 /* MPI_T: registers coll_loom_enable and the performance variables. */
 int mca_coll_loom_mpit_register(void);
 
+/* libloom-ckpt's MCA parameters and MPI_T variables (coll_loom_ckpt.c). */
+int mca_coll_loom_ckpt_register(void);
+
 /* Component: the module a communicator gets, if any. */
 int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,

@@ -156,6 +156,10 @@ static int loom_register(void)
     if (ret != OMPI_SUCCESS) {
         return ret;
     }
+    ret = mca_coll_loom_ckpt_register();
+    if (ret != OMPI_SUCCESS) {
+        return ret;
+    }
     return mca_coll_loom_mpit_register();
 }
 

@@ -3,6 +3,11 @@
  * one group of ranks and restored, bitwise, by a group of another size --
  * 4 -> 2 and 2 -> 3 when the job has 4 ranks or more, all ranks -> 1
  * otherwise -- through loom_ckpt_coord_mpi.  Files 0600, directories 0700.
+ *
+ * With Loom's component loaded, the MCA parameter coll_loom_ckpt_keep=1
+ * (set in the environment, as mpirun -x or --mca would) reaches the
+ * library, which keeps only the newest step, and the MPI_T variables
+ * coll_loom_ckpt_* count the saves and chunks.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -107,9 +112,28 @@ static void elastic(const char *dir, int from, int to, unsigned seed)
     }
 }
 
+static int committed_steps(const char *dir)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof(cmd), "ls -d '%s'/step-*/COMMIT 2>/dev/null | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p != NULL && fscanf(p, "%d", &n) != 1) {
+        n = -1;
+    }
+    if (p != NULL) {
+        pclose(p);
+    }
+    return n;
+}
+
 int main(int argc, char **argv)
 {
+    setenv("OMPI_MCA_coll_loom_ckpt_keep", "1", 0);
     loom_test_init(&argc, &argv, MPI_THREAD_SINGLE);
+    const int loom = loom_test_expect_loom();
+    unsigned long long saves0 = loom_test_pvar("coll_loom_ckpt_saves");
+    unsigned long long chunks0 = loom_test_pvar("coll_loom_ckpt_chunks_written");
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -125,15 +149,36 @@ int main(int argc, char **argv)
     snprintf(d1, sizeof(d1), "%s/a", base);
     snprintf(d2, sizeof(d2), "%s/b", base);
 
+    int saved_first = size >= 4 ? 4 : size;
     if (size >= 4) {
         elastic(d1, 4, 2, 11);
-        elastic(d2, 2, 3, 23);
     } else {
         elastic(d1, size, 1, 5);
+    }
+    /* Each rank of the saving group saved and committed steps 3 and 4,
+     * and wrote chunks (its shard, and its share of the replicated
+     * region); the others did not save. */
+    if (loom) {
+        unsigned long long saves = loom_test_pvar("coll_loom_ckpt_saves") - saves0;
+        unsigned long long chunks =
+            loom_test_pvar("coll_loom_ckpt_chunks_written") - chunks0;
+        CHECK(saves0 != LOOM_TEST_NO_PVAR, "no coll_loom_ckpt_saves variable");
+        CHECK(saves == (rank < saved_first ? 2u : 0u), "coll_loom_ckpt_saves grew by %llu",
+              saves);
+        CHECK(rank < saved_first ? chunks > 0 : chunks == 0,
+              "coll_loom_ckpt_chunks_written grew by %llu", chunks);
+    }
+    if (size >= 4) {
+        elastic(d2, 2, 3, 23);
+    } else {
         elastic(d2, 1, size, 7);
     }
 
     if (rank == 0) {
+        /* coll_loom_ckpt_keep=1 kept the newest step alone (restore
+         * found step 4 above); without Loom, both steps stay. */
+        CHECK(committed_steps(d1) == (loom ? 1 : 2), "%d committed steps in %s",
+              committed_steps(d1), d1);
         struct stat st;
         char path[400];
         snprintf(path, sizeof(path), "%s/step-%020d/COMMIT", d1, 4);

@@ -40,6 +40,9 @@ static const char *const pvar_names[] = {
     "coll_loom_reduce_alg_reproducible", "coll_loom_reduce_alg_chain",
     /* 0 throughout: the progress thread is off by default */
     "coll_loom_progress_thread_polls", "coll_loom_progress_thread_events",
+    /* 0 throughout: this program does not link libloom-ckpt */
+    "coll_loom_ckpt_saves", "coll_loom_ckpt_bytes_written", "coll_loom_ckpt_chunks_written",
+    "coll_loom_ckpt_chunks_reused", "coll_loom_ckpt_stall_ns",
 };
 #define NPVARS ((int)(sizeof(pvar_names) / sizeof(pvar_names[0])))
 #define FIRST_ALG 6
