@@ -63,6 +63,13 @@ loom_status_t loom_ckpt_read_commit(const loom_ckpt_t *ckpt, uint64_t step,
  * every chunk that no remaining manifest refers to (see retain.c). */
 loom_status_t loom_ckpt_retain(loom_ckpt_t *ckpt);
 
+/* The same on request (loom-ckpt gc, sweep = 1: collect chunks even when
+ * no step was deleted): keep the newest `keep` committed steps (0: all),
+ * and spare any file or step directory changed less than grace_s seconds
+ * ago, which a running job may still be saving. */
+loom_status_t loom_ckpt_gc(loom_ckpt_t *ckpt, unsigned keep, unsigned grace_s,
+                          int sweep);
+
 /* The nranks manifests of a committed step, checked to belong to it. */
 loom_status_t loom_ckpt_read_manifests(const loom_ckpt_t *ckpt, uint64_t step,
                                        uint64_t nranks, uint64_t chunk_size,

@@ -26,6 +26,8 @@ struct loom_ckpt_io {
     int (*unlink)(void *ctx, const char *path);
     int (*rmdir)(void *ctx, const char *path);                  /* empty only */
     int (*exists)(void *ctx, const char *path);                 /* 1, 0 */
+    /* Seconds since the last change; NULL where unknown (then 0: old). */
+    int (*age)(void *ctx, const char *path, double *seconds_p);
     /* The whole file, in a malloc()ed buffer the caller frees. */
     int (*read_all)(void *ctx, const char *path, void **buf_p, size_t *len_p);
     /* The names in a directory, malloc()ed, without "." and "..". */

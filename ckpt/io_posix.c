@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int posix_mkdir(void *ctx, const char *path, unsigned mode)
@@ -83,6 +84,17 @@ static int posix_rmdir(void *ctx, const char *path)
 {
     (void)ctx;
     return rmdir(path) == 0 ? 0 : -errno;
+}
+
+static int posix_age(void *ctx, const char *path, double *seconds_p)
+{
+    (void)ctx;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        return -errno;
+    }
+    *seconds_p = difftime(time(NULL), st.st_mtime);
+    return 0;
 }
 
 static int posix_exists(void *ctx, const char *path)
@@ -184,6 +196,7 @@ const loom_ckpt_io_t *loom_ckpt_io_posix(void)
         .fsync_dir = posix_fsync_dir,
         .unlink = posix_unlink,
         .rmdir = posix_rmdir,
+        .age = posix_age,
         .exists = posix_exists,
         .read_all = posix_read_all,
         .list = posix_list,

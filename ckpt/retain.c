@@ -133,8 +133,17 @@ static loom_status_t referenced(loom_ckpt_t *ckpt, char ***refs_p, size_t *n_p)
     return LOOM_OK;
 }
 
+/* 1 when path changed less than grace_s seconds ago: it may belong to a
+ * save in flight of a job the caller cannot see (loom-ckpt gc). */
+static int too_young(const loom_ckpt_t *ckpt, const char *path, unsigned grace_s)
+{
+    double age = 0;
+    return grace_s > 0 && ckpt->io->age != NULL &&
+           ckpt->io->age(ckpt->io->ctx, path, &age) == 0 && age < (double)grace_s;
+}
+
 /* Deletes chunk files (and leftover temporary files) no manifest names. */
-static loom_status_t collect_chunks(loom_ckpt_t *ckpt)
+static loom_status_t collect_chunks(loom_ckpt_t *ckpt, unsigned grace_s)
 {
     const loom_ckpt_io_t *io = ckpt->io;
     char **refs, top[4096];
@@ -170,7 +179,7 @@ static loom_status_t collect_chunks(loom_ckpt_t *ckpt)
             }
             char path[4096];
             if (join(path, sizeof(path), sub, names[i]) == 0 &&
-                io->unlink(io->ctx, path) == 0) {
+                !too_young(ckpt, path, grace_s) && io->unlink(io->ctx, path) == 0) {
                 deleted++;
                 ckpt->stats.chunks_deleted += names[i][0] != '.';
             }
@@ -187,9 +196,12 @@ static loom_status_t collect_chunks(loom_ckpt_t *ckpt)
 
 loom_status_t loom_ckpt_retain(loom_ckpt_t *ckpt)
 {
-    if (ckpt->keep == 0) {
-        return LOOM_OK;
-    }
+    return ckpt->keep > 0 ? loom_ckpt_gc(ckpt, ckpt->keep, 0, 0) : LOOM_OK;
+}
+
+loom_status_t loom_ckpt_gc(loom_ckpt_t *ckpt, unsigned keep, unsigned grace_s,
+                          int sweep)
+{
     uint64_t *steps;
     size_t n;
     loom_status_t st = loom_ckpt_list(ckpt, &steps, &n);
@@ -197,7 +209,7 @@ loom_status_t loom_ckpt_retain(loom_ckpt_t *ckpt)
         return st;
     }
     uint64_t newest = n > 0 ? steps[n - 1] : 0;
-    size_t drop = n > ckpt->keep ? n - ckpt->keep : 0;
+    size_t drop = keep > 0 && n > keep ? n - keep : 0;
     int changed = 0;
     for (size_t i = 0; i < drop; i++) {
         char stepdir[4096];
@@ -226,7 +238,9 @@ loom_status_t loom_ckpt_retain(loom_ckpt_t *ckpt)
             }
             char stepdir[4096];
             snprintf(stepdir, sizeof(stepdir), "%s/%s", ckpt->dir, s);
-            changed |= delete_step_dir(ckpt, stepdir) == 0;
+            if (!too_young(ckpt, stepdir, grace_s)) {
+                changed |= delete_step_dir(ckpt, stepdir) == 0;
+            }
         }
         loom_ckpt_io_free_list(names, nn);
     }
@@ -234,5 +248,7 @@ loom_status_t loom_ckpt_retain(loom_ckpt_t *ckpt)
     if (changed && ckpt->io->fsync_dir(ckpt->io->ctx, ckpt->dir) != 0) {
         return LOOM_ERR_IO;
     }
-    return changed ? collect_chunks(ckpt) : LOOM_OK;
+    /* Inside a save, only deletions leave chunks behind; a collection
+     * on request (sweep) also takes what crashed saves left. */
+    return changed || sweep ? collect_chunks(ckpt, grace_s) : LOOM_OK;
 }

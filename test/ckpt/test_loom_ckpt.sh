@@ -49,6 +49,25 @@ echo "$out" | grep -Eq "region (weights|bias), chunk [0-9]+: .*$(basename "$vict
 
 "$tool" -d "$dir/ck" show x >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad step number not exit 2"
 "$tool" -d "$dir/ck" frobnicate >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown command not exit 2"
+# gc: keep the newest step; a crashed save's leftovers (a step directory
+# without COMMIT and an orphan chunk) go too, but only once older than
+# the grace period.
+"$make_ckpt" save "$dir/g" || fail "ckpt_make save for gc"
+mkdir "$dir/g/step-00000000000000000000"
+mkdir -p "$dir/g/chunks/ff" && printf 'orphan' >"$dir/g/chunks/ff/ff00000000000000000000000000000000"
+out=$("$tool" -d "$dir/g" gc --keep 1) || fail "gc: $out"
+echo "$out" | grep -q "deleted 2 committed steps and 0 chunks" || fail "gc with the grace period: $out"
+[ -f "$dir/g/chunks/ff/ff00000000000000000000000000000000" ] || fail "gc deleted a young orphan"
+[ -d "$dir/g/step-00000000000000000000" ] || fail "gc deleted a young unfinished save"
+out=$("$tool" -d "$dir/g" gc --grace 0) || fail "gc --grace 0: $out"
+# The 3 chunks of steps 1 and 2 that step 3 does not hold, and the orphan.
+echo "$out" | grep -q "deleted 0 committed steps and 4 chunks" || fail "gc --grace 0: $out"
+[ ! -e "$dir/g/step-00000000000000000000" ] || fail "gc left the unfinished save"
+[ "$("$tool" -d "$dir/g" list | awk 'NR > 1 { n++ } END { print n }')" = 1 ] || fail "gc left other steps"
+"$tool" -d "$dir/g" verify >/dev/null || fail "verify after gc"
+"$make_ckpt" check "$dir/g" 3 || fail "restore after gc"
+"$tool" -d "$dir/g" gc --keep x >/dev/null 2>&1; [ $? -eq 2 ] || fail "gc --keep x not exit 2"
+
 # Compressed chunks: verified, exported and restored alike.
 LOOM_CKPT_COMPRESS=zstd "$make_ckpt" save "$dir/z" || fail "ckpt_make save with zstd"
 ls "$dir"/z/chunks/*/*.zst >/dev/null 2>&1 || fail "no compressed chunk written"

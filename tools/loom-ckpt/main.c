@@ -6,9 +6,10 @@
  *   loom-ckpt [-d DIR] verify [STEP]     check every chunk's hash
  *   loom-ckpt [-d DIR] diff A B          what changed between two steps
  *   loom-ckpt [-d DIR] export STEP FILE  the step alone, as a tar archive
+ *   loom-ckpt [-d DIR] gc [--keep K] [--grace S]  delete what no step needs
  *
  * Exit status: 0 done (verify: valid), 1 invalid or failed, 2 bad usage.
- * Read-only except export, which writes FILE.  "New" chunks are those the
+ * Read-only except export, which writes FILE, and gc.  "New" chunks are those the
  * previous committed step does not hold: what that save had to write.
  */
 #include <errno.h>
@@ -416,6 +417,34 @@ static int cmd_export(loom_ckpt_t *ck, uint64_t step, const char *file)
     return rc == 0 ? 0 : 1;
 }
 
+/* ------------------------------------------------------------ gc */
+
+static int cmd_gc(loom_ckpt_t *ck, unsigned keep, unsigned grace)
+{
+    if (loom_ckpt_gc(ck, keep, grace, 1) != LOOM_OK) {
+        return 1;
+    }
+    printf("deleted %" PRIu64 " committed step%s and %" PRIu64 " chunk%s no step "
+           "refers to (spared: anything changed in the last %u s)\n",
+           ck->stats.steps_deleted, ck->stats.steps_deleted == 1 ? "" : "s",
+           ck->stats.chunks_deleted, ck->stats.chunks_deleted == 1 ? "" : "s", grace);
+    return 0;
+}
+
+static int parse_count(const char *flag, const char *s, unsigned *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(s ? s : "", &end, 10);
+    if (s == NULL || errno != 0 || end == s || *end != '\0' || *s == '-' || x > 100000000) {
+        fprintf(stderr, "loom-ckpt: %s needs a whole number from 0 to 100000000, "
+                "not '%s'\n", flag, s ? s : "");
+        return -1;
+    }
+    *v = (unsigned)x;
+    return 0;
+}
+
 /* ------------------------------------------------------------ main */
 
 static int usage(FILE *f, int status)
@@ -428,6 +457,11 @@ static int usage(FILE *f, int status)
         "                    exit status 0: valid, 1: not\n"
         "  diff A B          chunks and bytes that changed from step A to step B\n"
         "  export STEP FILE  the step alone as a tar archive (untar into an empty directory)\n"
+        "  gc [--keep K] [--grace S]\n"
+        "                    keep the newest K committed steps (default: all), delete the\n"
+        "                    rest, unfinished saves and chunks no step refers to; spare\n"
+        "                    anything changed in the last S seconds (default 3600), which\n"
+        "                    a running job may still be saving\n"
         "DIR defaults to $LOOM_CKPT_DIR, then the current directory.\n");
     return status;
 }
@@ -490,7 +524,26 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "export") == 0 && nargs == 2) {
         return parse_step(argv[i], &a) ? 2 : cmd_export(&ck, a, argv[i + 1]);
     }
+    if (strcmp(cmd, "gc") == 0) {
+        unsigned keep = 0, grace = 3600;
+        for (int k = i; k < argc; k += 2) {
+            if (strcmp(argv[k], "--keep") == 0) {
+                if (parse_count("--keep", k + 1 < argc ? argv[k + 1] : NULL, &keep)) {
+                    return 2;
+                }
+            } else if (strcmp(argv[k], "--grace") == 0) {
+                if (parse_count("--grace", k + 1 < argc ? argv[k + 1] : NULL, &grace)) {
+                    return 2;
+                }
+            } else {
+                fprintf(stderr, "loom-ckpt: gc takes --keep K and --grace S, not '%s'\n",
+                        argv[k]);
+                return 2;
+            }
+        }
+        return cmd_gc(&ck, keep, grace);
+    }
     fprintf(stderr, "loom-ckpt: unknown command or wrong arguments: '%s'; "
-            "commands are list, show, verify, diff, export\n", cmd);
+            "commands are list, show, verify, diff, export, gc\n", cmd);
     return usage(stderr, 2);
 }
