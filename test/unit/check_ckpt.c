@@ -19,6 +19,7 @@
 
 #include <loom/ckpt.h>
 
+#include "ckpt/manifest.h"
 #include "ckpt_memfs.h"
 #include "check_main.h"
 #include "log_capture.h"
@@ -527,6 +528,28 @@ static void flip_manifest(memfs_t *fs, const char *chunk)
                                 "rank-000000.manifest", 40, 0x01), 0);
 }
 
+/* A manifest, checksum intact, whose chunk entry is a path out of the
+ * directory: the reader refuses it, naming the line, and opens nothing. */
+START_TEST(test_manifest_names_no_path)
+{
+    loom_ckpt_chunk_ref_t chunk = { .hash = "../../../../../../../../etc/pass", .len = 10 };
+    loom_ckpt_mregion_t region = { .name = "w", .layout = LOOM_CKPT_REPLICATED,
+                                   .size = 10, .elem_size = 1, .global_size = 10,
+                                   .nchunks = 1, .chunks = &chunk };
+    loom_ckpt_manifest_t m = { .step = 1, .rank = 0, .nranks = 1, .chunk_size = 64,
+                               .nregions = 1, .regions = &region };
+    char *text;
+    size_t len;
+    ck_assert_int_eq(loom_ckpt_manifest_format(&m, &text, &len), LOOM_OK);
+    loom_ckpt_manifest_t back;
+    capture_start();
+    ck_assert_int_eq(loom_ckpt_manifest_parse(text, len, "evil.manifest", &back), LOOM_ERR_IO);
+    capture_stop();
+    ck_assert_msg(strstr(log_buf, "evil.manifest, line 7: expected") != NULL, "%s", log_buf);
+    free(text);
+}
+END_TEST
+
 START_TEST(test_corruption_named)
 {
     corrupt_case(flip_bit, "region weights, chunk 2: /ck/chunks/");
@@ -685,6 +708,7 @@ static Suite *ckpt_suite(void)
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_region_changed_shape);
     tcase_add_test(tc, test_corruption_named);
+    tcase_add_test(tc, test_manifest_names_no_path);
     tcase_add_test(tc, test_elastic_4_to_2);
     tcase_add_test(tc, test_elastic_2_to_3);
     tcase_add_test(tc, test_elastic_3_to_1_and_5);
