@@ -36,7 +36,11 @@ done
 kill -0 "$job" 2>/dev/null || { cat "$tmp/killed" >&2; fail "the job ended before it could be killed"; }
 # Every rank at once, as a lost node would take them (the checkpoint
 # directory's name, in their command lines, is this test's own).
-pkill -KILL -f -- "--checkpoint-dir $ck" 2>/dev/null || true
+for proc in /proc/[0-9]*; do
+    if tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -q -- "--checkpoint-dir $ck"; then
+        kill -KILL "${proc#/proc/}" 2>/dev/null || true
+    fi
+done
 kill -KILL "$job" 2>/dev/null || true
 wait "$job" 2>/dev/null || true
 last=$(newest)
