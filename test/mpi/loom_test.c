@@ -2,6 +2,7 @@
 
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,4 +288,19 @@ char *loom_test_capture_end(void)
     text[n] = '\0';
     unlink(loom_test_capture_path);
     return text;
+}
+
+size_t loom_test_cvar_size(const char *name)
+{
+    MPI_T_cvar_handle handle;
+    uint64_t value = 0;
+    int index, count;
+
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS ||
+        MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS) {
+        return 0;
+    }
+    MPI_T_cvar_read(handle, &value);
+    MPI_T_cvar_handle_free(&handle);
+    return (size_t)value;
 }

@@ -9,6 +9,8 @@
 #ifndef LOOM_TEST_H
 #define LOOM_TEST_H
 
+#include <stddef.h>
+
 #include <mpi.h>
 
 /* Failed checks in this process so far. */
@@ -48,6 +50,9 @@ int loom_test_skip(const char *name, const char *reason);
 unsigned long long loom_test_pvar(const char *name);
 
 #define LOOM_TEST_NO_PVAR ((unsigned long long)-1)
+
+/* A size_t control variable through MPI_T, or 0 when there is none. */
+size_t loom_test_cvar_size(const char *name);
 
 /* 0 when LOOM_TEST_EXPECT_LOOM=0 (running against plain Open MPI): the
  * counter checks are skipped then. */

@@ -13,22 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A size_t control variable through MPI_T, or 0 when absent. */
-static size_t read_size_cvar(const char *name)
-{
-    MPI_T_cvar_handle handle;
-    uint64_t value = 0;
-    int index, count;
-
-    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS ||
-        MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS) {
-        return 0;
-    }
-    MPI_T_cvar_read(handle, &value);
-    MPI_T_cvar_handle_free(&handle);
-    return (size_t)value;
-}
-
 /* Sum of count doubles; checks the values and what Loom's counters say. */
 static void sum_once(int count, size_t threshold, int rank, int size)
 {
@@ -74,7 +58,7 @@ int main(int argc, char **argv)
     if (size < 2) {
         return loom_test_skip("mpi_allreduce_handoff", "Loom joins 2 ranks or more");
     }
-    threshold = read_size_cvar("coll_loom_allreduce_handoff");
+    threshold = loom_test_cvar_size("coll_loom_allreduce_handoff");
     CHECK(threshold >= 2 * sizeof(double),
           "coll_loom_allreduce_handoff is %zu: this test needs the default", threshold);
     loom_test_pvar("coll_loom_allreduce_handoffs"); /* start the counter */

@@ -18,22 +18,6 @@
 
 static int rank, size;
 
-/* A size_t control variable through MPI_T, or 0 when absent. */
-static size_t read_size_cvar(const char *name)
-{
-    MPI_T_cvar_handle handle;
-    uint64_t value = 0;
-    int index, count;
-
-    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS ||
-        MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS) {
-        return 0;
-    }
-    MPI_T_cvar_read(handle, &value);
-    MPI_T_cvar_handle_free(&handle);
-    return (size_t)value;
-}
-
 /* The v-forms' uneven blocks: rank i holds k + i % 2 elements. */
 static int vcount(int k, int i)
 {
@@ -253,7 +237,7 @@ static void check_case(const coll_case_t *cc)
     int k, below = 0, at = 1;
 
     snprintf(setting, sizeof(setting), "coll_loom_%s_handoff", cc->setting);
-    threshold = read_size_cvar(setting);
+    threshold = loom_test_cvar_size(setting);
     CHECK(threshold >= 4 * sizeof(double) * (size_t)size,
           "%s is %zu: this test needs a default of a few elements per rank at least",
           setting, threshold);

@@ -27,41 +27,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_common.h"
+
 enum { T_COMM, T_COMP, T_BOTH, T_BOTH_TESTS, NTIMES };
 
 #define MAX_ITERS 200
 #define CHUNK_DOUBLES 2048   /* 16 KiB: the compute stays in L1/L2 */
 
 static volatile double bench_sink;  /* keeps the computation */
-
-static int bench_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-static double bench_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), bench_cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* A barrier whose waiters sleep instead of spinning on shared cores. */
-static void bench_sleepy_barrier(MPI_Comm comm)
-{
-    struct timespec nap = { 0, 20000 };
-    MPI_Request req;
-    int done = 0;
-
-    MPI_Ibarrier(comm, &req);
-    while (!done) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (!done) {
-            nanosleep(&nap, NULL);
-        }
-    }
-}
 
 /* `units` passes of arithmetic over a small array, with MPI_Test on req
  * `tests` times along the way (req may be MPI_REQUEST_NULL). */
