@@ -81,36 +81,16 @@ export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_mca_base_c
 errfile=$(mktemp "${TMPDIR:-/tmp}/loom-mpitest.XXXXXX") || exit 2
 trap 'rm -f "$errfile"' EXIT
 
-# Under the sanitizers the ranks start without address-space layout
-# randomization (setarch -R, inherited through mpirun and orted): with
-# some kernels' randomization the sanitizer runtime can find its shadow
-# memory overlapping a library that a rank, which maps over a hundred of
-# them, loaded there, and abort before main.  A failure of the
-# sanitizer's own runtime (not a finding) is retried once, and said so.
-launch=
-if [ -n "${ASAN_OPTIONS:-}" ] && setarch "$(uname -m)" -R true 2>/dev/null; then
-    launch="setarch $(uname -m) -R"
-fi
 run_ranks() {
-    timeout 300 $launch "${MPIRUN:-mpirun}" -np "$np" --oversubscribe \
+    timeout 300 "${MPIRUN:-mpirun}" -np "$np" --oversubscribe \
         --mca mpi_yield_when_idle 1 --mca coll_loom_priority 100 --bind-to none \
         "$@" \
         "$exe" </dev/null 2>"$errfile"
-}
-sanitizer_runtime_failed() {
-    grep -E 'Shadow memory range interleaves|ASan cannot proceed|LeakSanitizer has encountered a fatal error|Sanitizer CHECK failed' \
-        "$errfile" >/dev/null
 }
 
 echo "$case_name: ranks $np, transport $transport, $exe"
 run_ranks "$@"
 status=$?
-if [ $status -ne 0 ] && sanitizer_runtime_failed; then
-    cat "$errfile" >&2
-    echo "$case_name: the sanitizer runtime failed (above, not a finding); running once more" >&2
-    run_ranks "$@"
-    status=$?
-fi
 cat "$errfile" >&2
 
 # LeakSanitizer's report (keep_modules.c prints it without touching the
