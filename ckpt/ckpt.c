@@ -24,7 +24,6 @@
 #include "ckpt/settings.h"
 #include "common/log.h"
 
-#define STEP_PREFIX "step-"
 #define COMMIT_NAME "COMMIT"
 
 int loom_ckpt_agree(loom_ckpt_t *ckpt, int ok)
@@ -40,12 +39,29 @@ int loom_ckpt_agree(loom_ckpt_t *ckpt, int ok)
     return v == 1;
 }
 
+int loom_ckpt_step_from_name(const char *name, uint64_t *step_p)
+{
+    const size_t prefix = strlen(LOOM_CKPT_STEP_PREFIX);
+    uint64_t step = 0;
+    if (strncmp(name, LOOM_CKPT_STEP_PREFIX, prefix) != 0 || strlen(name) != prefix + 20) {
+        return 0;
+    }
+    for (const char *d = name + prefix; *d; d++) {
+        if (*d < '0' || *d > '9' || step > (UINT64_MAX - 9) / 10) {
+            return 0;
+        }
+        step = step * 10 + (uint64_t)(*d - '0');
+    }
+    *step_p = step;
+    return 1;
+}
+
 int loom_ckpt_step_path(const loom_ckpt_t *ckpt, uint64_t step,
                         const char *name, char *path, size_t size)
 {
-    int n = name ? snprintf(path, size, "%s/" STEP_PREFIX "%020" PRIu64 "/%s",
+    int n = name ? snprintf(path, size, "%s/" LOOM_CKPT_STEP_PREFIX "%020" PRIu64 "/%s",
                             ckpt->dir, step, name)
-                 : snprintf(path, size, "%s/" STEP_PREFIX "%020" PRIu64,
+                 : snprintf(path, size, "%s/" LOOM_CKPT_STEP_PREFIX "%020" PRIu64,
                             ckpt->dir, step);
     return n >= 0 && (size_t)n < size ? 0 : -1;
 }
@@ -480,21 +496,9 @@ loom_status_t loom_ckpt_list(loom_ckpt_t *ckpt, uint64_t **steps_p,
     uint64_t *steps = malloc((n ? n : 1) * sizeof(*steps));
     size_t count = 0;
     for (size_t i = 0; steps != NULL && i < n; i++) {
-        const char *s = names[i];
-        uint64_t step = 0, nranks, cs;
-        if (strncmp(s, STEP_PREFIX, strlen(STEP_PREFIX)) != 0 ||
-            strlen(s) != strlen(STEP_PREFIX) + 20) {
-            continue;
-        }
-        int digits = 1;
-        for (const char *d = s + strlen(STEP_PREFIX); *d; d++) {
-            if (*d < '0' || *d > '9' || step > (UINT64_MAX - 9) / 10) {
-                digits = 0;
-                break;
-            }
-            step = step * 10 + (uint64_t)(*d - '0');
-        }
-        if (digits && loom_ckpt_read_commit(ckpt, step, &nranks, &cs) == LOOM_OK) {
+        uint64_t step, nranks, cs;
+        if (loom_ckpt_step_from_name(names[i], &step) &&
+            loom_ckpt_read_commit(ckpt, step, &nranks, &cs) == LOOM_OK) {
             steps[count++] = step;
         }
     }

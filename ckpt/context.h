@@ -49,6 +49,12 @@ struct loom_ckpt {
 /* Collective: every rank passes whether it succeeded; 1 when all did. */
 int loom_ckpt_agree(loom_ckpt_t *ckpt, int ok);
 
+#define LOOM_CKPT_STEP_PREFIX "step-"
+
+/* The step a directory name "step-<20 digits>" stands for; 0 for any
+ * other name (list, show and retention ignore those). */
+int loom_ckpt_step_from_name(const char *name, uint64_t *step_p);
+
 /* dir/step-<20 digits>[/name] */
 int loom_ckpt_step_path(const loom_ckpt_t *ckpt, uint64_t step,
                         const char *name, char *path, size_t size);

@@ -13,7 +13,6 @@
 #include "ckpt/context.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,6 @@
 #include "ckpt/chunks.h"
 #include "common/log.h"
 
-#define STEP_PREFIX "step-"
 
 /* a/b into out; -1 when it does not fit. */
 static int join(char *out, size_t size, const char *a, const char *b)
@@ -72,7 +70,9 @@ static loom_status_t referenced(loom_ckpt_t *ckpt, char ***refs_p, size_t *n_p)
     }
     for (size_t s = 0; st == LOOM_OK && s < nsteps; s++) {
         char stepdir[4096];
-        if (strncmp(steps[s], STEP_PREFIX, strlen(STEP_PREFIX)) != 0) {
+        /* Any step-* directory: its manifests keep their chunks, even
+         * under a name no step stands for. */
+        if (strncmp(steps[s], LOOM_CKPT_STEP_PREFIX, strlen(LOOM_CKPT_STEP_PREFIX)) != 0) {
             continue;
         }
         snprintf(stepdir, sizeof(stepdir), "%s/%s", ckpt->dir, steps[s]);
@@ -229,11 +229,10 @@ loom_status_t loom_ckpt_gc(loom_ckpt_t *ckpt, unsigned keep, unsigned grace_s,
     size_t nn;
     if (n > 0 && ckpt->io->list(ckpt->io->ctx, ckpt->dir, &names, &nn) == 0) {
         for (size_t i = 0; i < nn; i++) {
-            uint64_t step = 0, r, c;
+            uint64_t step, r, c;
             const char *s = names[i];
-            if (strncmp(s, STEP_PREFIX, strlen(STEP_PREFIX)) != 0 ||
-                sscanf(s + strlen(STEP_PREFIX), "%20" SCNu64, &step) != 1 ||
-                step >= newest || loom_ckpt_read_commit(ckpt, step, &r, &c) == LOOM_OK) {
+            if (!loom_ckpt_step_from_name(s, &step) || step >= newest ||
+                loom_ckpt_read_commit(ckpt, step, &r, &c) == LOOM_OK) {
                 continue;
             }
             char stepdir[4096];
