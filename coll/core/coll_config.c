@@ -115,6 +115,38 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, reproducible),
     },
     {
+        .name = "shm", .type = LOOM_CONFIG_BOOL, .default_value = "1",
+        .help = "On a communicator that lives on one node, run blocking allreduce, "
+                "bcast and allgather calls of at least shm_min_bytes through a "
+                "segment of shared memory Loom maps itself (one copy in, the "
+                "reduction, one copy out) instead of messages; off, or when a "
+                "rank cannot map the segment, they run as messages",
+        .offset = offsetof(loom_coll_config_t, shm),
+    },
+    {
+        .name = "shm_min_bytes", .type = LOOM_CONFIG_SIZE, .default_value = "65536",
+        .min = 0, .max = 1L << 40,
+        .help = "Smallest call in bytes (the vector of an allreduce or bcast, every "
+                "block of an allgather together) that goes through the shared segment",
+        .offset = offsetof(loom_coll_config_t, shm_min_bytes),
+    },
+    {
+        .name = "shm_slot", .type = LOOM_CONFIG_SIZE, .default_value = "131072",
+        .min = 4096, .max = 1L << 30,
+        .help = "Bytes per rank of one pipeline segment in the shared segment, a "
+                "multiple of 64: small enough that a segment stays in the last-level "
+                "cache between the ranks' steps",
+        .offset = offsetof(loom_coll_config_t, shm_slot),
+    },
+    {
+        .name = "shm_depth", .type = LOOM_CONFIG_INT, .default_value = "4",
+        .min = 1, .max = 64,
+        .help = "Pipeline segments in flight in the shared segment (how far one rank "
+                "may run ahead of the slowest); the segment takes ranks x depth x "
+                "shm_slot bytes",
+        .offset = offsetof(loom_coll_config_t, shm_depth),
+    },
+    {
         .name = "hang_timeout", .type = LOOM_CONFIG_INT, .default_value = "60",
         .min = 0, .max = 86400,
         .help = "Seconds a collective may go without completing a step before "

@@ -27,6 +27,10 @@ typedef struct loom_coll_config {
     size_t  reduce_scatter_segment; /* bytes; 0 = chosen by the cost model */
     size_t  reduce_scatter_handoff; /* bytes of input in all; below it one node hands off */
     int     reproducible;           /* bool: canonical combination order */
+    int     shm;                    /* bool: large calls on one node through a shared segment */
+    size_t  shm_min_bytes;          /* from this many bytes */
+    size_t  shm_slot;               /* bytes per rank and pipeline segment */
+    int     shm_depth;              /* segments in flight */
     int     hang_timeout;           /* seconds without progress before a report; 0 = never */
     /* The cost model: time = alpha per message + bytes / bandwidth per
      * byte moved + bytes / reduce rate per byte reduced. */

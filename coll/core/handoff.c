@@ -11,3 +11,13 @@ void loom_handoff_explain(loom_team_t *team, uint64_t *explained, const char *co
               "class): handed to the module below Loom (below %s_handoff=%zu "
               "on one node)", coll, team->context_id, team->size, bytes, coll, threshold);
 }
+
+void loom_shm_explain(loom_team_t *team, uint64_t *explained, const char *coll, size_t bytes)
+{
+    if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class_of(explained, bytes)) {
+        return;
+    }
+    loom_info("coll", "%s on context %u, %d ranks, %zu bytes (and this size "
+              "class): shm, through the node's shared segment (one node, at "
+              "least shm_min_bytes)", coll, team->context_id, team->size, bytes);
+}

@@ -8,6 +8,7 @@
 #ifndef LOOM_HANDOFF_H
 #define LOOM_HANDOFF_H
 
+#include "coll_config.h"
 #include "team.h"
 
 #include <stddef.h>
@@ -23,6 +24,21 @@ static inline int loom_handoff_applies(const loom_team_t *team, size_t bytes,
 {
     return team->num_nodes == 1 && bytes < threshold;
 }
+
+/* Whether a blocking call of bytes on team goes through the node's shared
+ * segment (shm.h): the same kind of decision as the hand-off, on inputs
+ * every rank shares.  forced: the settings or a rule named an algorithm,
+ * which then runs as asked. */
+static inline int loom_shm_applies(const loom_team_t *team, const loom_coll_config_t *cfg,
+                                   size_t bytes, int forced)
+{
+    return cfg->shm && !forced && team->num_nodes == 1 && team->size > 1 &&
+           bytes >= cfg->shm_min_bytes && bytes > 0;
+}
+
+/* At verbose level info, say once per size class of *explained that calls
+ * of bytes go through the shared segment. */
+void loom_shm_explain(loom_team_t *team, uint64_t *explained, const char *coll, size_t bytes);
 
 /* At verbose level info, say once per size class of *explained (the
  * team's mask for coll, shared with the collective's own explain lines)

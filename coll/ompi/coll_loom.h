@@ -18,6 +18,7 @@
 #include "coll/core/allreduce.h"
 #include "coll/core/coll_config.h"
 #include "coll/core/sched.h"
+#include "coll/core/shm.h"
 #include "coll/core/transport_ucx.h"
 
 #include <stdbool.h>
@@ -26,6 +27,9 @@ BEGIN_C_DECLS
 
 /* Algorithms of any one collective, "auto" included. */
 #define LOOM_COLL_MAX_ALGS 8
+/* The counter slot of calls that ran through the node's shared segment
+ * (coll_loom_shm.c), past every collective's own algorithms. */
+#define LOOM_COLL_ALG_SHM (LOOM_COLL_MAX_ALGS - 1)
 
 /* One collective's MPI_T counters (coll_loom_<collective>_<name>). */
 typedef struct mca_coll_loom_counters {
@@ -97,6 +101,10 @@ typedef struct mca_coll_loom_module {
      * (under the active-list lock): the oldest bounds how far ahead a new
      * request's sequence number may be (coll_loom_request.c). */
     struct mca_coll_loom_request        *oldest, *newest;
+    /* The node's shared segment, attached at the first call that wants
+     * it; shm_failed: a rank could not map it, never try again. */
+    loom_shm_t                          *shm;
+    int                                 shm_failed;
 } mca_coll_loom_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_loom_module_t);
@@ -170,6 +178,19 @@ int mca_coll_loom_ckpt_register(void);
 int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
                                                  int *priority);
+
+/* A blocking call that runs through the node's shared segment. */
+typedef struct mca_coll_loom_shm_run {
+    loom_shm_t          *shm;   /* NULL: the call runs a schedule */
+    loom_coll_args_t    args;
+} mca_coll_loom_shm_run_t;
+
+/* The node's shared segment for a blocking call of bytes (the same on
+ * every rank), attaching it at the first such call; NULL: use messages.
+ * forced: the settings or a rule chose an algorithm, which then runs.
+ * Says so once per size class of *explained at verbose level info. */
+loom_shm_t *mca_coll_loom_shm(mca_coll_loom_module_t *module, const char *coll,
+                              uint64_t *explained, size_t bytes, int forced);
 
 /* The one conversion from Loom statuses to Open MPI error codes. */
 int mca_coll_loom_status_to_ompi(loom_status_t status);

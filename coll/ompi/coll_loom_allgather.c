@@ -40,14 +40,17 @@ static loom_status_t loom_allgather_pack_mine(const void *sbuf, int scount,
 /* Decide and plan.  counts/displs: per rank, in elements of rdtype (NULL:
  * the uniform form); *owned_p gets the byte arrays the schedule uses.  A
  * receive datatype that is not flat is staged (*stage_p): the schedule
- * gathers packed blocks into scratch, unpacked when it finished. */
+ * gathers packed blocks into scratch, unpacked when it finished.  A
+ * blocking call (shm_run not NULL) may go through the node's shared
+ * segment instead: then shm_run->shm is set and *sched_p is not. */
 static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_datatype_t *sdtype,
                                             void *rbuf, int rcount, const int *rcounts,
                                             const int *displs, ompi_datatype_t *rdtype,
                                             mca_coll_loom_module_t *module,
                                             mca_coll_loom_op_t *info, size_t **owned_p,
                                             mca_coll_loom_stage_t **stage_p,
-                                            loom_sched_t **sched_p)
+                                            loom_sched_t **sched_p,
+                                            mca_coll_loom_shm_run_t *shm_run)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->allgather;
@@ -138,6 +141,20 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
         .count = (size_t)rcount * rsig, .elem_size = 1, .in_place = in_place,
         .counts = bytes, .displs = offs,
     };
+    if (shm_run != NULL) {
+        loom_allgather_select(&c->config, module->team->size, total, &choice);
+        shm_run->shm = mca_coll_loom_shm(module, info->coll,
+                                         &module->team->explained_allgather, total,
+                                         choice.forced);
+        if (shm_run->shm != NULL) {
+            shm_run->args = args;
+            info->alg = "shm";
+            info->alg_index = LOOM_COLL_ALG_SHM;
+            *owned_p = bytes;
+            *stage_p = stage;
+            return LOOM_OK;
+        }
+    }
     status = loom_allgather_plan(&args, module->team, &c->config, sched_p, &choice);
     if (status == LOOM_OK) {
         info->alg = loom_allgather_alg_names[choice.alg];
@@ -154,12 +171,18 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     return status;
 }
 
+/* Runs the call prepared: through the shared segment or the schedule. */
 static int loom_allgather_run(mca_coll_loom_op_t *info, loom_sched_t *sched, size_t *owned,
-                              mca_coll_loom_stage_t *stage)
+                              mca_coll_loom_stage_t *stage, mca_coll_loom_shm_run_t *shm_run)
 {
-    loom_status_t status = mca_coll_loom_wait(info, sched);
+    loom_status_t status = LOOM_OK;
 
-    loom_sched_destroy(sched);
+    if (shm_run->shm != NULL) {
+        loom_shm_allgather(shm_run->shm, &shm_run->args);
+    } else {
+        status = mca_coll_loom_wait(info, sched);
+        loom_sched_destroy(sched);
+    }
     if (stage != NULL) {
         status = mca_coll_loom_stage_finish(stage, status);
     }
@@ -173,6 +196,7 @@ int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t
                             struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
     mca_coll_loom_stage_t *stage;
     mca_coll_loom_op_t info;
     loom_status_t status;
@@ -180,14 +204,14 @@ int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t
     size_t *owned;
 
     status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, rcount, NULL, NULL, rdtype,
-                                    module, &info, &owned, &stage, &sched);
+                                    module, &info, &owned, &stage, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_allgather.fn(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
                                              module->previous_allgather.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_allgather_run(&info, sched, owned, stage);
+    return loom_allgather_run(&info, sched, owned, stage, &shm_run);
 }
 
 int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -196,6 +220,7 @@ int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_
                              mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
     mca_coll_loom_stage_t *stage;
     mca_coll_loom_op_t info;
     loom_status_t status;
@@ -203,14 +228,14 @@ int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_
     size_t *owned;
 
     status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, 0, rcounts, displs, rdtype,
-                                    module, &info, &owned, &stage, &sched);
+                                    module, &info, &owned, &stage, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_allgatherv.fn(sbuf, scount, sdtype, rbuf, rcounts, displs,
                                               rdtype, comm, module->previous_allgatherv.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_allgather_run(&info, sched, owned, stage);
+    return loom_allgather_run(&info, sched, owned, stage, &shm_run);
 }
 
 int mca_coll_loom_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -228,7 +253,8 @@ int mca_coll_loom_iallgather(const void *sbuf, int scount, struct ompi_datatype_
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, rcount, NULL, NULL, rdtype,
-                                    module, &req->op, &req->owned, &req->stage, &sched);
+                                    module, &req->op, &req->owned, &req->stage, &sched,
+                                    NULL);
     if (status != LOOM_OK) {
         OBJ_RELEASE(req);
         if (status == LOOM_ERR_UNSUPPORTED) {

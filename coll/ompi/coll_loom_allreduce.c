@@ -5,7 +5,8 @@
  * type.  It hands a call to the module Open MPI selected before it, counted
  * by reason, when the data is anything else, when the message is small and
  * the communicator lives on one node (Open MPI's shared-memory fast path
- * beats UCX's latency there), or while coll_loom_enable is 0.
+ * beats UCX's latency there), or while coll_loom_enable is 0.  Large
+ * blocking calls on one node run through the node's shared segment.
  * Non-commutative ops are reduced in rank order by the algorithms that can
  * (the selection only picks those).
  */
@@ -26,15 +27,18 @@ void mca_coll_loom_ompi_reduce(const void *src, void *dst, size_t count, void *c
 
 /*
  * Decide whether Loom takes this call and, if so, plan it.  LOOM_OK: *sched_p
- * is planned and op describes it; LOOM_ERR_UNSUPPORTED: hand the call down
- * (already counted by reason); another error: fail the call.  reduce_ctx
- * must live as long as the schedule.
+ * is planned and op describes it, or (blocking calls only, shm_run not
+ * NULL) shm_run->shm is set and the call goes through the shared segment
+ * instead; LOOM_ERR_UNSUPPORTED: hand the call down (already counted by
+ * reason); another error: fail the call.  reduce_ctx must live as long as
+ * the schedule.
  */
 static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int count,
                                             ompi_datatype_t *dtype, ompi_op_t *op,
                                             mca_coll_loom_module_t *module,
                                             mca_coll_loom_reduce_ctx_t *reduce_ctx,
-                                            mca_coll_loom_op_t *info, loom_sched_t **sched_p)
+                                            mca_coll_loom_op_t *info, loom_sched_t **sched_p,
+                                            mca_coll_loom_shm_run_t *shm_run)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->allreduce;
@@ -70,6 +74,17 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
         .reproducible = mca_coll_loom_reproducible(reduce_ctx),
         .op = mca_coll_loom_reduce_op(reduce_ctx),
     };
+    if (shm_run != NULL && !args.reproducible && args.op.commutative) {
+        loom_allreduce_select(&c->config, module->team->size, info->bytes, 1, &choice);
+        shm_run->shm = mca_coll_loom_shm(module, "allreduce", &module->team->explained,
+                                         info->bytes, choice.forced);
+        if (shm_run->shm != NULL) {
+            shm_run->args = args;
+            info->alg = "shm";
+            info->alg_index = LOOM_COLL_ALG_SHM;
+            return LOOM_OK;
+        }
+    }
     status = loom_allreduce_plan(&args, module->team, &c->config, sched_p, &choice);
     if (status == LOOM_ERR_UNSUPPORTED) {
         (void)mca_coll_loom_fallback(n);
@@ -88,19 +103,24 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
     mca_coll_loom_reduce_ctx_t reduce_ctx;
     mca_coll_loom_op_t info;
+    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
     loom_status_t status;
     loom_sched_t *sched;
 
     status = loom_allreduce_prepare(sbuf, rbuf, count, dtype, op, module, &reduce_ctx, &info,
-                                    &sched);
+                                    &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_allreduce.fn(sbuf, rbuf, count, dtype, op, comm,
                                              module->previous_allreduce.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    status = mca_coll_loom_wait(&info, sched);
-    loom_sched_destroy(sched);
+    if (shm_run.shm != NULL) {
+        loom_shm_allreduce(shm_run.shm, &shm_run.args);
+    } else {
+        status = mca_coll_loom_wait(&info, sched);
+        loom_sched_destroy(sched);
+    }
     mca_coll_loom_account(&info, status);
     return mca_coll_loom_status_to_ompi(status);
 }
@@ -120,7 +140,7 @@ int mca_coll_loom_iallreduce(const void *sbuf, void *rbuf, int count,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     status = loom_allreduce_prepare(sbuf, rbuf, count, dtype, op, module, &req->reduce_ctx,
-                                    &req->op, &sched);
+                                    &req->op, &sched, NULL);
     if (status != LOOM_OK) {
         OBJ_RELEASE(req);
         if (status == LOOM_ERR_UNSUPPORTED) {

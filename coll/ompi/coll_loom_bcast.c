@@ -21,10 +21,13 @@
 #include "ompi/op/op.h"
 
 /* Decide and plan.  A datatype that is not flat is staged (*stage_p):
- * the root packs before the schedule, the others unpack after it. */
+ * the root packs before the schedule, the others unpack after it.  A
+ * blocking call (shm_run not NULL) may go through the node's shared
+ * segment instead: then shm_run->shm is set and *sched_p is not. */
 static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *dtype, int root,
                                         mca_coll_loom_module_t *module, mca_coll_loom_op_t *info,
-                                        mca_coll_loom_stage_t **stage_p, loom_sched_t **sched_p)
+                                        mca_coll_loom_stage_t **stage_p, loom_sched_t **sched_p,
+                                        mca_coll_loom_shm_run_t *shm_run)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->bcast;
@@ -75,6 +78,18 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     args = (loom_coll_args_t){
         .recvbuf = data, .count = bytes, .elem_size = 1, .root = root,
     };
+    if (shm_run != NULL) {
+        loom_bcast_select(&c->config, module->team->size, bytes, &choice);
+        shm_run->shm = mca_coll_loom_shm(module, "bcast", &module->team->explained_bcast,
+                                         bytes, choice.forced);
+        if (shm_run->shm != NULL) {
+            shm_run->args = args;
+            info->alg = "shm";
+            info->alg_index = LOOM_COLL_ALG_SHM;
+            *stage_p = stage;
+            return LOOM_OK;
+        }
+    }
     status = loom_bcast_plan(&args, module->team, &c->config, sched_p, &choice);
     if (status == LOOM_OK) {
         info->alg = loom_bcast_alg_names[choice.alg];
@@ -139,12 +154,9 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
     return status;
 }
 
-static int loom_run(mca_coll_loom_op_t *info, loom_sched_t *sched,
-                    mca_coll_loom_stage_t *stage)
+static int loom_finish(mca_coll_loom_op_t *info, loom_status_t status,
+                       mca_coll_loom_stage_t *stage)
 {
-    loom_status_t status = mca_coll_loom_wait(info, sched);
-
-    loom_sched_destroy(sched);
     if (stage != NULL) {
         status = mca_coll_loom_stage_finish(stage, status);
     }
@@ -152,21 +164,36 @@ static int loom_run(mca_coll_loom_op_t *info, loom_sched_t *sched,
     return mca_coll_loom_status_to_ompi(status);
 }
 
+static int loom_run(mca_coll_loom_op_t *info, loom_sched_t *sched,
+                    mca_coll_loom_stage_t *stage)
+{
+    loom_status_t status = mca_coll_loom_wait(info, sched);
+
+    loom_sched_destroy(sched);
+    return loom_finish(info, status, stage);
+}
+
 int mca_coll_loom_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                         struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
     mca_coll_loom_stage_t *stage;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
 
-    status = loom_bcast_prepare(buf, count, dtype, root, module, &info, &stage, &sched);
+    status = loom_bcast_prepare(buf, count, dtype, root, module, &info, &stage, &sched,
+                                &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_bcast.fn(buf, count, dtype, root, comm,
                                          module->previous_bcast.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
+    }
+    if (shm_run.shm != NULL) {
+        loom_shm_bcast(shm_run.shm, &shm_run.args);
+        return loom_finish(&info, LOOM_OK, stage);
     }
     return loom_run(&info, sched, stage);
 }
@@ -185,7 +212,7 @@ int mca_coll_loom_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, in
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     status = loom_bcast_prepare(buf, count, dtype, root, module, &req->op, &req->stage,
-                                &sched);
+                                &sched, NULL);
     if (status != LOOM_OK) {
         OBJ_RELEASE(req);
         if (status == LOOM_ERR_UNSUPPORTED) {

@@ -44,6 +44,8 @@ static void loom_module_construct(mca_coll_loom_module_t *module)
     module->previous_ireduce.module = NULL;
     module->oldest = NULL;
     module->newest = NULL;
+    module->shm = NULL;
+    module->shm_failed = 0;
 }
 
 static void loom_module_destruct(mca_coll_loom_module_t *module)
@@ -63,6 +65,7 @@ static void loom_module_destruct(mca_coll_loom_module_t *module)
             OBJ_RELEASE(*prev[i]);
         }
     }
+    loom_shm_destroy(module->shm);
     loom_team_destroy(module->team);
     loom_module_construct(module);
 }

@@ -50,6 +50,7 @@ typedef struct loom_counted_coll {
     const char                  *name;
     mca_coll_loom_counters_t    *counters;
     const char *const           *algs;
+    int                         shm;    /* may run through the node's shared segment */
 } loom_counted_coll_t;
 
 static int loom_pvar_register(const char *name, const char *help,
@@ -89,6 +90,12 @@ static int loom_register_coll(const loom_counted_coll_t *coll)
         if (ret != OMPI_SUCCESS) {
             return ret;
         }
+    }
+    if (coll->shm) {
+        snprintf(name, sizeof(name), "%s_alg_shm", coll->name);
+        snprintf(help, sizeof(help), "%s calls Loom executed through the node's shared "
+                 "segment (coll_loom_shm)", coll->name);
+        return loom_pvar_register(name, help, &coll->counters->alg[LOOM_COLL_ALG_SHM]);
     }
     return OMPI_SUCCESS;
 }
@@ -167,11 +174,11 @@ int mca_coll_loom_mpit_register(void)
         return ret;
     }
     const loom_counted_coll_t colls[] = {
-        { "allreduce", &c->allreduce, loom_allreduce_alg_names },
-        { "allgather", &c->allgather, loom_allgather_alg_names },
-        { "reduce_scatter", &c->reduce_scatter, loom_reduce_scatter_alg_names },
-        { "bcast", &c->bcast, loom_bcast_alg_names },
-        { "reduce", &c->reduce, loom_reduce_alg_names },
+        { "allreduce", &c->allreduce, loom_allreduce_alg_names, 1 },
+        { "allgather", &c->allgather, loom_allgather_alg_names, 1 },
+        { "reduce_scatter", &c->reduce_scatter, loom_reduce_scatter_alg_names, 0 },
+        { "bcast", &c->bcast, loom_bcast_alg_names, 1 },
+        { "reduce", &c->reduce, loom_reduce_alg_names, 0 },
     };
     for (k = 0; k < sizeof(colls) / sizeof(colls[0]); ++k) {
         ret = loom_register_coll(&colls[k]);

@@ -6,7 +6,8 @@
 # The case name is not a file: it names the program (built in
 # test/mpi/ of the build tree), the number of ranks, and the transport of
 # Loom's own UCX context (shm: UCX's default choice, which is shared memory
-# on one host; tcp: LOOM_UCX_TLS=tcp).  Run from the top build directory,
+# on one host, and large blocking calls through Loom's node segment; tcp:
+# LOOM_UCX_TLS=tcp and no node segment, so every size goes as messages).  Run from the top build directory,
 # as make check does, or with abs_top_builddir set.
 #
 # Exit status: the program's (77: skipped), or 1 when the run printed a UCX
@@ -46,6 +47,9 @@ case $program in
             set -- "$@" --mca "coll_loom_${coll}_handoff" 0
         done
         ;;
+esac
+case $transport in
+    tcp) set -- "$@" --mca coll_loom_shm 0 ;;
 esac
 # The progress thread is off by default; its own test turns it on.
 case $program in

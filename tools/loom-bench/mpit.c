@@ -23,6 +23,7 @@ static const struct {
     [LOOM_BENCH_PVAR_ALG_SCATTER_ALLGATHER] = { "alg_scatter_allgather", "scatter_allgather" },
     [LOOM_BENCH_PVAR_ALG_REDUCE_SCATTER_GATHER] = { "alg_reduce_scatter_gather",
                                                     "reduce_scatter_gather" },
+    [LOOM_BENCH_PVAR_ALG_SHM] = { "alg_shm", "shm" },
 };
 
 /* MPI 3.1 has no lookup by name (MPI_T_*_get_index is MPI 4.0). */

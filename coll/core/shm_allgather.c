@@ -1,0 +1,79 @@
+/*
+ * Allgather(v) through a node's shared segment, pipelined by segment.
+ *
+ *   per segment k:  rank r copies piece k of its block into its slot,
+ *                   then piece k of every block out of the slots
+ *
+ * Cost per rank: m/c (own block, in) + p m/c (every block, out; its own
+ * too unless in place), m the block size and c the copy rate.  Every piece
+ * is read from the shared cache where its owner just wrote it, so memory
+ * sees about one read of m and one write of p m per rank: a memcpy of the
+ * result.  Wins over messages on one host for large blocks.  With uneven
+ * blocks (allgatherv) the pieces follow the largest block; a shorter one
+ * simply ends early.
+ */
+#include "shm_sync.h"
+
+#include <string.h>
+
+static size_t loom_shm_block_bytes(const loom_coll_args_t *args, int q)
+{
+    return (args->counts != NULL ? args->counts[q] : args->count) * args->elem_size;
+}
+
+static size_t loom_shm_block_offset(const loom_coll_args_t *args, int q)
+{
+    if (args->displs != NULL) {
+        return args->displs[q] * args->elem_size;
+    }
+    return (size_t)q * args->count * args->elem_size;
+}
+
+/* Bytes of piece k of a block of len bytes. */
+static size_t loom_shm_piece(size_t len, size_t off)
+{
+    return off < len ? len - off : 0;
+}
+
+void loom_shm_allgather(loom_shm_t *shm, const loom_coll_args_t *args)
+{
+    const int p = shm->params.size, r = shm->params.rank;
+    const size_t seg = shm->params.slot_bytes;
+    char *out = args->recvbuf;
+    const char *mine = args->in_place ? out + loom_shm_block_offset(args, r) : args->sendbuf;
+    size_t off, longest = 0, n;
+    uint64_t g;
+    int q;
+
+    for (q = 0; q < p; ++q) {
+        size_t len = loom_shm_block_bytes(args, q);
+
+        longest = len > longest ? len : longest;
+    }
+    for (off = 0; off < longest; off += seg) {
+        g = shm->next_seg++;
+        n = loom_shm_piece(loom_shm_block_bytes(args, r), off);
+        n = n < seg ? n : seg;
+        loom_shm_wait_slot(shm, g);
+        if (n > 0) {
+            memcpy(loom_shm_slot(shm, r, g), mine + off, n);
+        }
+        loom_shm_publish(shm, LOOM_SHM_ARRIVED, g + 1);
+        if (!args->in_place && n > 0) {
+            memcpy(out + loom_shm_block_offset(args, r) + off, loom_shm_slot(shm, r, g), n);
+        }
+        for (q = 1; q < p; ++q) {
+            int from = (r + q) % p;
+
+            n = loom_shm_piece(loom_shm_block_bytes(args, from), off);
+            n = n < seg ? n : seg;
+            if (n == 0) {
+                continue; /* its block ended: nothing to wait for */
+            }
+            loom_shm_wait(shm, from, LOOM_SHM_ARRIVED, g + 1);
+            memcpy(out + loom_shm_block_offset(args, from) + off, loom_shm_slot(shm, from, g),
+                   n);
+        }
+        loom_shm_publish(shm, LOOM_SHM_DONE, g + 1);
+    }
+}

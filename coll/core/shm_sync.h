@@ -1,0 +1,45 @@
+/*
+ * The counters of a node segment and how ranks wait on them (shm.h has
+ * the protocol).  Internal to the shm_*.c files.
+ */
+#ifndef LOOM_SHM_SYNC_H
+#define LOOM_SHM_SYNC_H
+
+#include "shm.h"
+
+#include <stdatomic.h>
+
+/* Each counter on a cache line of its own: the owner writes it while the
+ * others poll, and sharing a line would make every poll a miss for it. */
+struct loom_shm_ctl {
+    _Alignas(64) _Atomic uint64_t arrived;
+    _Alignas(64) _Atomic uint64_t reduced;
+    _Alignas(64) _Atomic uint64_t done;
+};
+
+typedef enum loom_shm_counter {
+    LOOM_SHM_ARRIVED,
+    LOOM_SHM_REDUCED,
+    LOOM_SHM_DONE,
+} loom_shm_counter_t;
+
+/* Slot of rank for segment g. */
+static inline char *loom_shm_slot(const loom_shm_t *shm, int rank, uint64_t g)
+{
+    size_t index = (size_t)rank * (size_t)shm->params.depth +
+                   (size_t)(g % (uint64_t)shm->params.depth);
+
+    return shm->slots + index * shm->params.slot_bytes;
+}
+
+/* Makes this rank's writes before it visible to whoever sees value. */
+void loom_shm_publish(loom_shm_t *shm, loom_shm_counter_t counter, uint64_t value);
+
+/* Waits until rank's counter reaches value. */
+void loom_shm_wait(loom_shm_t *shm, int rank, loom_shm_counter_t counter, uint64_t value);
+
+/* Waits until this rank may overwrite its slot for segment g: every rank
+ * is done with segment g - depth, the last one that used that slot. */
+void loom_shm_wait_slot(loom_shm_t *shm, uint64_t g);
+
+#endif

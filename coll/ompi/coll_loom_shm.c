@@ -1,0 +1,94 @@
+/*
+ * The node's shared segment of a communicator (coll/core/shm.h), attached
+ * at the first call that wants it.
+ *
+ * Attaching needs the segment's name on every rank, and creating a
+ * communicator must not communicate, so it happens inside the first large
+ * blocking call, which every rank makes: rank 0 creates the segment and
+ * broadcasts its name, the others attach, and all agree through the module
+ * below Loom (a MIN over "it worked") before anyone uses it; then rank 0
+ * unlinks the name, so a killed job leaves nothing in /dev/shm.  If any
+ * rank failed, every rank knows and the communicator keeps to messages.
+ */
+#include "coll_loom.h"
+
+#include "common/log.h"
+#include "coll/core/handoff.h"
+#include "opal/runtime/opal_progress.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+/* While a rank waits for its peers in the segment, Open MPI keeps
+ * progressing (a peer may need this rank's nonblocking operations to move
+ * first), and opal_progress yields the core under mpi_yield_when_idle. */
+static void loom_shm_idle(void *ctx)
+{
+    (void)ctx;
+    opal_progress();
+}
+
+static loom_shm_t *loom_shm_attach_module(mca_coll_loom_module_t *module)
+{
+    static unsigned serial; /* names this process's segments apart */
+    ompi_communicator_t *comm = module->comm;
+    const loom_coll_config_t *cfg = &mca_coll_loom_component.config;
+    loom_shm_params_t params = {
+        .size = ompi_comm_size(comm), .rank = ompi_comm_rank(comm),
+        .slot_bytes = cfg->shm_slot, .depth = cfg->shm_depth,
+        .idle = loom_shm_idle,
+    };
+    char name[64] = "";
+    loom_shm_t *shm = NULL;
+    int ok = 1, ret;
+
+    if (params.rank == 0) {
+        snprintf(name, sizeof(name), "/loom-%d-%u-%u", (int)getpid(),
+                 (unsigned)ompi_comm_get_cid(comm), __atomic_fetch_add(&serial, 1,
+                                                                      __ATOMIC_RELAXED));
+        if (loom_shm_create(name, &params, &shm) != LOOM_OK) {
+            name[0] = '\0';
+        }
+    }
+    ret = module->previous_bcast.fn(name, (int)sizeof(name), MPI_CHAR, 0, comm,
+                                    module->previous_bcast.module);
+    if (ret != OMPI_SUCCESS || name[0] == '\0') {
+        ok = 0;
+    } else if (params.rank != 0 && loom_shm_attach(name, &params, &shm) != LOOM_OK) {
+        ok = 0;
+    }
+    ret = module->previous_allreduce.fn(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm,
+                                        module->previous_allreduce.module);
+    if (params.rank == 0 && name[0] != '\0') {
+        loom_shm_unlink(name);
+    }
+    if (ret != OMPI_SUCCESS || !ok) {
+        loom_info("coll", "context %u: no shared segment (a rank could not map it); "
+                  "large calls on this node stay messages", module->team->context_id);
+        loom_shm_destroy(shm);
+        return NULL;
+    }
+    loom_debug("coll", "context %u: shared segment of %zu bytes attached",
+               module->team->context_id, loom_shm_bytes(&params));
+    return shm;
+}
+
+loom_shm_t *mca_coll_loom_shm(mca_coll_loom_module_t *module, const char *coll,
+                              uint64_t *explained, size_t bytes, int forced)
+{
+    const loom_coll_config_t *cfg = &mca_coll_loom_component.config;
+
+    if (module->team == NULL || module->shm_failed ||
+        !loom_shm_applies(module->team, cfg, bytes, forced)) {
+        return NULL;
+    }
+    if (module->shm == NULL) {
+        module->shm = loom_shm_attach_module(module);
+        if (module->shm == NULL) {
+            module->shm_failed = 1;
+            return NULL;
+        }
+    }
+    loom_shm_explain(module->team, explained, coll, bytes);
+    return module->shm;
+}
