@@ -117,17 +117,19 @@ const loom_config_field_t loom_coll_config_table[] = {
     {
         .name = "shm", .type = LOOM_CONFIG_BOOL, .default_value = "1",
         .help = "On a communicator that lives on one node, run blocking allreduce, "
-                "bcast and allgather calls of at least shm_min_bytes through a "
-                "segment of shared memory Loom maps itself (one copy in, the "
-                "reduction, one copy out) instead of messages; off, or when a "
-                "rank cannot map the segment, they run as messages",
+                "reduce, reduce_scatter(_block), bcast and allgather(v) calls of at "
+                "least shm_min_bytes through a segment of shared memory Loom maps "
+                "itself (one copy in, the reduction, one copy out) instead of "
+                "messages (reductions: commutative ops, not reproducible); off, or "
+                "when a rank cannot map the segment, they run as messages",
         .offset = offsetof(loom_coll_config_t, shm),
     },
     {
         .name = "shm_min_bytes", .type = LOOM_CONFIG_SIZE, .default_value = "65536",
         .min = 0, .max = 1L << 40,
-        .help = "Smallest call in bytes (the vector of an allreduce or bcast, every "
-                "block of an allgather together) that goes through the shared segment",
+        .help = "Smallest call in bytes (the vector of an allreduce, reduce or bcast, "
+                "every block of an allgather or reduce_scatter together) that goes "
+                "through the shared segment",
         .offset = offsetof(loom_coll_config_t, shm_min_bytes),
     },
     {

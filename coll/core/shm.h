@@ -85,7 +85,8 @@ void loom_shm_unlink(const char *name);
 void loom_shm_destroy(loom_shm_t *shm);
 
 /*
- * The collectives (shm_allreduce.c, shm_bcast.c, shm_allgather.c), with the
+ * The collectives (shm_allreduce.c, shm_bcast.c, shm_allgather.c,
+ * shm_reduce_scatter.c), with the
  * buffers of loom_coll_args_t; seg_bytes and depth of args are ignored (the
  * segment's own slot size and depth apply).  Every rank of the segment
  * calls the same one.  Blocking; they cannot fail once the segment exists.
@@ -95,6 +96,13 @@ void loom_shm_destroy(loom_shm_t *shm);
  * same result, since each element is reduced once and copied to all.
  */
 void loom_shm_allreduce(loom_shm_t *shm, const loom_coll_args_t *args);
+/* reduce to args->root: as allreduce, the root alone copies out. */
+void loom_shm_reduce(loom_shm_t *shm, const loom_coll_args_t *args);
+/* reduce_scatter_block, and reduce_scatter with args->counts (commutative
+ * ops only): the owner of each block reduces it straight into its recvbuf.
+ * In place only in the block form (uneven blocks would let a result
+ * overtake input not yet read); needs slot_bytes / size >= elem_size. */
+void loom_shm_reduce_scatter(loom_shm_t *shm, const loom_coll_args_t *args);
 void loom_shm_bcast(loom_shm_t *shm, const loom_coll_args_t *args);
 /* allgather, and allgatherv with args->counts and args->displs. */
 void loom_shm_allgather(loom_shm_t *shm, const loom_coll_args_t *args);

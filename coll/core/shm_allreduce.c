@@ -1,5 +1,6 @@
 /*
- * Allreduce through a node's shared segment, pipelined by segment.
+ * Allreduce and reduce through a node's shared segment, pipelined by
+ * segment (reduce is the same walk with only the root copying out).
  *
  *   per segment:   rank r copies its input into its slot      (n/s bytes)
  *                  rank r reduces share r of all p slots,
@@ -17,6 +18,9 @@
  * is small, what one rank wrote is still in the shared cache when the
  * others read it.  Wins over messages on one host from about a hundred KiB
  * (the measured threshold is coll_loom_shm_min_bytes).
+ *
+ * Reduce: the root alone copies out, so a rank other than the root costs
+ * n/c + (p-1)/p n/g.
  *
  * Commutative ops only: each share's owner starts from its own
  * contribution.  Each element is reduced once and copied to every rank, so
@@ -49,7 +53,8 @@ static void loom_shm_share(size_t n, size_t elem_size, int p, int q, size_t *fir
     *count = hi - lo;
 }
 
-void loom_shm_allreduce(loom_shm_t *shm, const loom_coll_args_t *args)
+/* out_rank: the rank that gets the result, or -1 for every rank. */
+static void loom_shm_reduce_to(loom_shm_t *shm, const loom_coll_args_t *args, int out_rank)
 {
     const int p = shm->params.size, r = shm->params.rank;
     const size_t es = args->elem_size, seg_elems = shm->params.slot_bytes / es;
@@ -79,7 +84,7 @@ void loom_shm_allreduce(loom_shm_t *shm, const loom_coll_args_t *args)
         }
         loom_shm_publish(shm, LOOM_SHM_REDUCED, g + 1);
 
-        for (q = 0; q < p; ++q) {
+        for (q = 0; (out_rank < 0 || out_rank == r) && q < p; ++q) {
             /* Start with this rank's own share: it is ready already. */
             int owner = (r + q) % p;
 
@@ -90,4 +95,14 @@ void loom_shm_allreduce(loom_shm_t *shm, const loom_coll_args_t *args)
         }
         loom_shm_publish(shm, LOOM_SHM_DONE, g + 1);
     }
+}
+
+void loom_shm_allreduce(loom_shm_t *shm, const loom_coll_args_t *args)
+{
+    loom_shm_reduce_to(shm, args, -1);
+}
+
+void loom_shm_reduce(loom_shm_t *shm, const loom_coll_args_t *args)
+{
+    loom_shm_reduce_to(shm, args, args->root);
 }

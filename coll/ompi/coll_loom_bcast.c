@@ -104,11 +104,14 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     return status;
 }
 
+/* Decide and plan; a blocking call (shm_run not NULL) may go through the
+ * node's shared segment instead, as in loom_bcast_prepare. */
 static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count,
                                          ompi_datatype_t *dtype, ompi_op_t *op, int root,
                                          mca_coll_loom_module_t *module,
                                          mca_coll_loom_reduce_ctx_t *reduce_ctx,
-                                         mca_coll_loom_op_t *info, loom_sched_t **sched_p)
+                                         mca_coll_loom_op_t *info, loom_sched_t **sched_p,
+                                         mca_coll_loom_shm_run_t *shm_run)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->reduce;
@@ -144,6 +147,17 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
         .reproducible = mca_coll_loom_reproducible(reduce_ctx),
         .op = mca_coll_loom_reduce_op(reduce_ctx),
     };
+    if (shm_run != NULL && !args.reproducible && args.op.commutative) {
+        loom_reduce_select(&c->config, module->team->size, info->bytes, 1, &choice);
+        shm_run->shm = mca_coll_loom_shm(module, "reduce", &module->team->explained_reduce,
+                                         info->bytes, choice.forced);
+        if (shm_run->shm != NULL) {
+            shm_run->args = args;
+            info->alg = "shm";
+            info->alg_index = LOOM_COLL_ALG_SHM;
+            return LOOM_OK;
+        }
+    }
     status = loom_reduce_plan(&args, module->team, &c->config, sched_p, &choice);
     if (status == LOOM_OK) {
         info->alg = loom_reduce_alg_names[choice.alg];
@@ -229,18 +243,23 @@ int mca_coll_loom_reduce(const void *sbuf, void *rbuf, int count, struct ompi_da
                          mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
     mca_coll_loom_reduce_ctx_t reduce_ctx;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
 
     status = loom_reduce_prepare(sbuf, rbuf, count, dtype, op, root, module, &reduce_ctx,
-                                 &info, &sched);
+                                 &info, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_reduce.fn(sbuf, rbuf, count, dtype, op, root, comm,
                                           module->previous_reduce.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
+    }
+    if (shm_run.shm != NULL) {
+        loom_shm_reduce(shm_run.shm, &shm_run.args);
+        return loom_finish(&info, LOOM_OK, NULL);
     }
     return loom_run(&info, sched, NULL);
 }
@@ -260,7 +279,7 @@ int mca_coll_loom_ireduce(const void *sbuf, void *rbuf, int count,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     status = loom_reduce_prepare(sbuf, rbuf, count, dtype, op, root, module, &req->reduce_ctx,
-                                 &req->op, &sched);
+                                 &req->op, &sched, NULL);
     if (status != LOOM_OK) {
         OBJ_RELEASE(req);
         if (status == LOOM_ERR_UNSUPPORTED) {

@@ -176,9 +176,9 @@ int mca_coll_loom_mpit_register(void)
     const loom_counted_coll_t colls[] = {
         { "allreduce", &c->allreduce, loom_allreduce_alg_names, 1 },
         { "allgather", &c->allgather, loom_allgather_alg_names, 1 },
-        { "reduce_scatter", &c->reduce_scatter, loom_reduce_scatter_alg_names, 0 },
+        { "reduce_scatter", &c->reduce_scatter, loom_reduce_scatter_alg_names, 1 },
         { "bcast", &c->bcast, loom_bcast_alg_names, 1 },
-        { "reduce", &c->reduce, loom_reduce_alg_names, 0 },
+        { "reduce", &c->reduce, loom_reduce_alg_names, 1 },
     };
     for (k = 0; k < sizeof(colls) / sizeof(colls[0]); ++k) {
         ret = loom_register_coll(&colls[k]);

@@ -17,13 +17,16 @@
 #include <stdlib.h>
 
 /* Decide and plan.  rcounts NULL: the block form with rcount each;
- * *owned_p gets the per-rank counts the schedule uses. */
+ * *owned_p gets the per-rank counts the schedule uses.  A blocking call
+ * (shm_run not NULL) may go through the node's shared segment instead:
+ * then shm_run->shm is set and *sched_p is not. */
 static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, int rcount,
                                                  const int *rcounts, ompi_datatype_t *dtype,
                                                  ompi_op_t *op, mca_coll_loom_module_t *module,
                                                  mca_coll_loom_reduce_ctx_t *reduce_ctx,
                                                  mca_coll_loom_op_t *info, size_t **owned_p,
-                                                 loom_sched_t **sched_p)
+                                                 loom_sched_t **sched_p,
+                                                 mca_coll_loom_shm_run_t *shm_run)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->reduce_scatter;
@@ -79,6 +82,22 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
         .reproducible = mca_coll_loom_reproducible(reduce_ctx),
         .op = mca_coll_loom_reduce_op(reduce_ctx),
     };
+    /* The segment needs a whole element per block in a slot, and in place
+     * only the block form (shm.h). */
+    if (shm_run != NULL && !args.reproducible && args.op.commutative &&
+        c->config.shm_slot / (size_t)p >= esize && !(args.in_place && counts != NULL)) {
+        loom_reduce_scatter_select(&c->config, p, info->bytes, 1, &choice);
+        shm_run->shm = mca_coll_loom_shm(module, info->coll,
+                                         &module->team->explained_reduce_scatter, info->bytes,
+                                         choice.forced);
+        if (shm_run->shm != NULL) {
+            shm_run->args = args;
+            info->alg = "shm";
+            info->alg_index = LOOM_COLL_ALG_SHM;
+            *owned_p = counts;
+            return LOOM_OK;
+        }
+    }
     status = loom_reduce_scatter_plan(&args, module->team, &c->config, sched_p, &choice);
     if (status == LOOM_OK) {
         info->alg = loom_reduce_scatter_alg_names[choice.alg];
@@ -93,12 +112,18 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     return status;
 }
 
+/* Runs the call prepared: through the shared segment or the schedule. */
 static int loom_reduce_scatter_run(mca_coll_loom_op_t *info, loom_sched_t *sched,
-                                   size_t *owned)
+                                   size_t *owned, mca_coll_loom_shm_run_t *shm_run)
 {
-    loom_status_t status = mca_coll_loom_wait(info, sched);
+    loom_status_t status = LOOM_OK;
 
-    loom_sched_destroy(sched);
+    if (shm_run->shm != NULL) {
+        loom_shm_reduce_scatter(shm_run->shm, &shm_run->args);
+    } else {
+        status = mca_coll_loom_wait(info, sched);
+        loom_sched_destroy(sched);
+    }
     free(owned);
     mca_coll_loom_account(info, status);
     return mca_coll_loom_status_to_ompi(status);
@@ -110,6 +135,7 @@ int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
                                        mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
     mca_coll_loom_reduce_ctx_t reduce_ctx;
     mca_coll_loom_op_t info;
     loom_status_t status;
@@ -117,14 +143,14 @@ int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
     size_t *owned;
 
     status = loom_reduce_scatter_prepare(sbuf, rbuf, rcount, NULL, dtype, op, module,
-                                         &reduce_ctx, &info, &owned, &sched);
+                                         &reduce_ctx, &info, &owned, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_reduce_scatter_block.fn(
             sbuf, rbuf, rcount, dtype, op, comm, module->previous_reduce_scatter_block.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_reduce_scatter_run(&info, sched, owned);
+    return loom_reduce_scatter_run(&info, sched, owned, &shm_run);
 }
 
 int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
@@ -132,6 +158,7 @@ int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcount
                                  struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
     mca_coll_loom_reduce_ctx_t reduce_ctx;
     mca_coll_loom_op_t info;
     loom_status_t status;
@@ -139,14 +166,14 @@ int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcount
     size_t *owned;
 
     status = loom_reduce_scatter_prepare(sbuf, rbuf, 0, rcounts, dtype, op, module,
-                                         &reduce_ctx, &info, &owned, &sched);
+                                         &reduce_ctx, &info, &owned, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_reduce_scatter.fn(sbuf, rbuf, rcounts, dtype, op, comm,
                                                   module->previous_reduce_scatter.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_reduce_scatter_run(&info, sched, owned);
+    return loom_reduce_scatter_run(&info, sched, owned, &shm_run);
 }
 
 int mca_coll_loom_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
@@ -164,7 +191,8 @@ int mca_coll_loom_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     status = loom_reduce_scatter_prepare(sbuf, rbuf, rcount, NULL, dtype, op, module,
-                                         &req->reduce_ctx, &req->op, &req->owned, &sched);
+                                         &req->reduce_ctx, &req->op, &req->owned, &sched,
+                                         NULL);
     if (status != LOOM_OK) {
         OBJ_RELEASE(req);
         if (status == LOOM_ERR_UNSUPPORTED) {

@@ -29,7 +29,7 @@ static const char *const pvar_names[] = {
     "coll_loom_reduce_scatter_time_ns", "coll_loom_reduce_scatter_fallbacks",
     "coll_loom_reduce_scatter_handoffs", "coll_loom_reduce_scatter_disabled",
     "coll_loom_reduce_scatter_alg_recursive_halving", "coll_loom_reduce_scatter_alg_ring",
-    "coll_loom_reduce_scatter_alg_reproducible",
+    "coll_loom_reduce_scatter_alg_reproducible", "coll_loom_reduce_scatter_alg_shm",
     "coll_loom_bcast_calls", "coll_loom_bcast_bytes", "coll_loom_bcast_time_ns",
     "coll_loom_bcast_fallbacks", "coll_loom_bcast_handoffs", "coll_loom_bcast_disabled",
     "coll_loom_bcast_alg_binomial", "coll_loom_bcast_alg_chain",
@@ -38,6 +38,7 @@ static const char *const pvar_names[] = {
     "coll_loom_reduce_fallbacks", "coll_loom_reduce_handoffs", "coll_loom_reduce_disabled",
     "coll_loom_reduce_alg_binomial", "coll_loom_reduce_alg_reduce_scatter_gather",
     "coll_loom_reduce_alg_reproducible", "coll_loom_reduce_alg_chain",
+    "coll_loom_reduce_alg_shm",
     /* 0 throughout: the progress thread is off by default */
     "coll_loom_progress_thread_polls", "coll_loom_progress_thread_events",
     /* 0 throughout: this program does not link libloom-ckpt */

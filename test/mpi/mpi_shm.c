@@ -1,6 +1,7 @@
 /*
  * Large blocking calls on one node through Loom's node segment
- * (coll/core/shm.h): allreduce, bcast, allgather and allgatherv, below and
+ * (coll/core/shm.h): allreduce, reduce, reduce_scatter(_block), bcast,
+ * allgather and allgatherv, below and
  * above coll_loom_shm_min_bytes, in place or not, any root, a
  * non-contiguous bcast type, two communicators of one process each with
  * its own segment, and a nonblocking allreduce in flight (as messages)
@@ -144,6 +145,86 @@ static int run_allgather(MPI_Comm comm, size_t k, int c, int uneven, int in_plac
     return qualifies(comm, (size_t)total * sizeof(double));
 }
 
+static double sum_of(int p, int c, size_t i)
+{
+    double want = 0;
+    int q;
+
+    for (q = 0; q < p; ++q) {
+        want += value_of(q, c, i);
+    }
+    return want;
+}
+
+static int run_reduce(MPI_Comm comm, size_t n, int c, int root, int in_place)
+{
+    double *in = alloc_doubles(n), *out = alloc_doubles(n);
+    int r, p;
+    size_t i;
+
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    in_place = in_place && r == root;
+    for (i = 0; i < n; ++i) {
+        in[i] = value_of(r, c, i);
+        out[i] = in_place ? in[i] : -1;
+    }
+    MPI_Reduce(in_place ? MPI_IN_PLACE : in, out, (int)n, MPI_DOUBLE, MPI_SUM, root, comm);
+    for (i = 0; i < n; ++i) {
+        double want = r == root ? sum_of(p, c, i) : -1;
+
+        if (out[i] != want) {
+            CHECK(0, "reduce of %zu doubles to %d: rank %d's element %zu is %g, expected %g",
+                  n, root, r, i, out[i], want);
+            break;
+        }
+    }
+    free(in);
+    free(out);
+    return qualifies(comm, n * sizeof(double));
+}
+
+/* uneven: MPI_Reduce_scatter with blocks of k + q % 3; otherwise the block
+ * form, in place or not. */
+static int run_reduce_scatter(MPI_Comm comm, size_t k, int c, int uneven, int in_place)
+{
+    int p, r, q, *counts;
+    size_t total = 0, at = 0, i;
+    double *in, *out;
+
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    counts = malloc(sizeof(int) * (size_t)p);
+    for (q = 0; q < p; ++q) {
+        counts[q] = (int)k + (uneven ? q % 3 : 0);
+        total += (size_t)counts[q];
+        at += q < r ? (size_t)counts[q] : 0;
+    }
+    in = alloc_doubles(total);
+    out = alloc_doubles(total);
+    for (i = 0; i < total; ++i) {
+        in[i] = value_of(r, c, i);
+        out[i] = in_place ? in[i] : -1;
+    }
+    if (uneven) {
+        MPI_Reduce_scatter(in, out, counts, MPI_DOUBLE, MPI_SUM, comm);
+    } else {
+        MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in, out, (int)k, MPI_DOUBLE,
+                                 MPI_SUM, comm);
+    }
+    for (i = 0; i < (size_t)counts[r]; ++i) {
+        if (out[i] != sum_of(p, c, at + i)) {
+            CHECK(0, "reduce_scatter%s of %zu doubles per rank: element %zu is %g, "
+                  "expected %g", uneven ? "" : "_block", k, i, out[i], sum_of(p, c, at + i));
+            break;
+        }
+    }
+    free(in);
+    free(out);
+    free(counts);
+    return qualifies(comm, total * sizeof(double));
+}
+
 /* Every other double of 2n: a vector type that is not flat, staged. */
 static int run_bcast_strided(MPI_Comm comm, size_t n, int root)
 {
@@ -202,7 +283,7 @@ static int run_overlapped(MPI_Comm comm, MPI_Comm other, size_t n)
 }
 
 typedef struct shm_counts {
-    unsigned long long allreduce, bcast, allgather;
+    unsigned long long allreduce, bcast, allgather, reduce, reduce_scatter;
 } shm_counts_t;
 
 static shm_counts_t read_counts(void)
@@ -211,13 +292,15 @@ static shm_counts_t read_counts(void)
         .allreduce = loom_test_pvar("coll_loom_allreduce_alg_shm"),
         .bcast = loom_test_pvar("coll_loom_bcast_alg_shm"),
         .allgather = loom_test_pvar("coll_loom_allgather_alg_shm"),
+        .reduce = loom_test_pvar("coll_loom_reduce_alg_shm"),
+        .reduce_scatter = loom_test_pvar("coll_loom_reduce_scatter_alg_shm"),
     };
 }
 
 int main(int argc, char **argv)
 {
     size_t elems[4], n;
-    shm_counts_t before, after, want = { 0, 0, 0 };
+    shm_counts_t before, after, want = { 0, 0, 0, 0, 0 };
     MPI_Comm dup, half;
     int c = 0, k;
 
@@ -250,6 +333,12 @@ int main(int argc, char **argv)
                                                             0, k % 2);
         want.allgather += (unsigned long long)run_allgather(MPI_COMM_WORLD, n / size + 1, c++,
                                                             1, k % 2 == 0);
+        want.reduce += (unsigned long long)run_reduce(MPI_COMM_WORLD, n, c++, k % size, k % 2);
+        want.reduce += (unsigned long long)run_reduce(half, n, c++, 0, 0);
+        want.reduce_scatter += (unsigned long long)run_reduce_scatter(
+            MPI_COMM_WORLD, n / size + 1, c++, 0, k % 2);
+        want.reduce_scatter += (unsigned long long)run_reduce_scatter(
+            MPI_COMM_WORLD, n / size + 1, c++, 1, 0);
     }
     want.bcast += (unsigned long long)run_bcast_strided(MPI_COMM_WORLD, elems[2], size / 2);
     want.allreduce += (unsigned long long)run_overlapped(MPI_COMM_WORLD, dup, elems[3]);
@@ -264,6 +353,12 @@ int main(int argc, char **argv)
     CHECK(after.allgather - before.allgather == want.allgather,
           "coll_loom_allgather_alg_shm grew by %llu, expected %llu",
           after.allgather - before.allgather, want.allgather);
+    CHECK(after.reduce - before.reduce == want.reduce,
+          "coll_loom_reduce_alg_shm grew by %llu, expected %llu",
+          after.reduce - before.reduce, want.reduce);
+    CHECK(after.reduce_scatter - before.reduce_scatter == want.reduce_scatter,
+          "coll_loom_reduce_scatter_alg_shm grew by %llu, expected %llu",
+          after.reduce_scatter - before.reduce_scatter, want.reduce_scatter);
     CHECK(!shm_on || size == 1 || want.allreduce > 0, "no call qualified for the segment");
     MPI_Comm_free(&half);
     MPI_Comm_free(&dup);

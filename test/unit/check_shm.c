@@ -62,7 +62,7 @@ static int64_t input_of(int r, int c, size_t i)
 
 /* A rank's result digest per call, written by the children for the parent
  * to compare across ranks (bitwise identity of floating sums). */
-#define MAX_CALLS 64
+#define MAX_CALLS 96
 #define MAX_RANKS 9
 
 typedef struct shared_report {
@@ -103,7 +103,7 @@ static long run_rank(loom_shm_t *shm, shared_report_t *report, int calls, int sl
 
     for (c = 0; c < calls; ++c) {
         size_t n = count_for_call(c, (size_t)slot_elems), i;
-        int kind = c % 4, in_place = (c / 4) % 2, root = c % p, q;
+        int kind = c % 6, in_place = (c / 6) % 2, root = c % p, q;
         int64_t *in = malloc((n + 1) * sizeof(int64_t));
         int64_t *out = malloc(((size_t)p * n + 1) * sizeof(int64_t));
         loom_coll_args_t args = {
@@ -145,17 +145,58 @@ static long run_rank(loom_shm_t *shm, shared_report_t *report, int calls, int sl
             for (i = 0; i < n; ++i) {
                 bad += out[i] != input_of(root, c, i);
             }
+        } else if (kind == 4) {
+            /* reduce: only the root's recvbuf is written. */
+            args.in_place = in_place && r == root;
+            loom_shm_reduce(shm, &args);
+            for (i = 0; i < n; ++i) {
+                int64_t want = 0;
+
+                for (q = 0; q < p; ++q) {
+                    want += input_of(q, c, i);
+                }
+                bad += r == root ? out[i] != want : out[i] != (in_place ? in[i] : -1);
+            }
+        } else if (kind == 5) {
+            /* reduce_scatter: p blocks of n (in place), or uneven blocks
+             * n + q % 3 (reduce_scatter with counts). */
+            size_t counts[MAX_RANKS], total = 0, at = 0;
+            int64_t *all = malloc(((size_t)p * (n + 2) + 1) * sizeof(int64_t));
+
+            for (q = 0; q < p; ++q) {
+                counts[q] = in_place ? n : n + (size_t)(q % 3);
+                total += counts[q];
+            }
+            for (i = 0; i < total; ++i) {
+                all[i] = input_of(r, c, i);
+            }
+            args.sendbuf = all;
+            args.recvbuf = in_place ? all : out;
+            args.counts = in_place ? NULL : counts;
+            loom_shm_reduce_scatter(shm, &args);
+            for (q = 0; q < r; ++q) {
+                at += counts[q];
+            }
+            for (i = 0; i < counts[r]; ++i) {
+                int64_t want = 0, got = in_place ? all[i] : out[i];
+
+                for (q = 0; q < p; ++q) {
+                    want += input_of(q, c, at + i);
+                }
+                bad += got != want;
+            }
+            free(all);
         } else {
             /* Every other allgather is an allgatherv: uneven blocks laid
              * out in reverse rank order. */
             size_t counts[MAX_RANKS], displs[MAX_RANKS], at = 0;
 
             for (q = p - 1; q >= 0; --q) {
-                counts[q] = (c / 8) % 2 ? n - (q % 3 == 1 ? n / 2 : 0) : n;
-                displs[q] = (c / 8) % 2 ? at : (size_t)q * n;
+                counts[q] = (c / 12) % 2 ? n - (q % 3 == 1 ? n / 2 : 0) : n;
+                displs[q] = (c / 12) % 2 ? at : (size_t)q * n;
                 at += counts[q];
             }
-            if ((c / 8) % 2) {
+            if ((c / 12) % 2) {
                 args.counts = counts;
                 args.displs = displs;
             }
@@ -216,7 +257,7 @@ static void run_ranks(int p, size_t slot_bytes, int depth, int calls)
         ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
                       "rank %d of %d failed (status 0x%x)", r, p, status);
     }
-    for (c = 1; c < calls; c += 4) {
+    for (c = 1; c < calls; c += 6) {
         for (r = 1; r < p; ++r) {
             ck_assert_msg(report->digest[r][c] == report->digest[0][c],
                           "call %d: rank %d's doubles differ from rank 0's", c, r);
