@@ -10,6 +10,7 @@ const char *const loom_allreduce_alg_names[] = {
     [LOOM_ALLREDUCE_RABENSEIFNER] = "rabenseifner",
     [LOOM_ALLREDUCE_DBTREE] = "double_binary_tree",
     [LOOM_ALLREDUCE_REPRODUCIBLE] = "reproducible",
+    [LOOM_ALLREDUCE_HIER] = "hierarchical",
     [LOOM_ALLREDUCE_ALG_COUNT] = NULL,
 };
 
@@ -28,6 +29,8 @@ const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_CO
                                       .plan = loom_allreduce_canonical_plan,
                                       .noncommutative = 1, .segmented = 0,
                                       .quadratic = 1 },
+    [LOOM_ALLREDUCE_HIER] = { .name = "hierarchical", .plan = loom_allreduce_hier_plan,
+                              .noncommutative = 0, .segmented = 0, .quadratic = 1 },
 };
 
 /* One line per (team, size class): the algorithm and why. */

@@ -20,6 +20,7 @@ typedef enum loom_allreduce_alg {
     LOOM_ALLREDUCE_RABENSEIFNER = 3,  /* recursive halving + doubling */
     LOOM_ALLREDUCE_DBTREE = 4,        /* double binary tree, pipelined */
     LOOM_ALLREDUCE_REPRODUCIBLE = 5,  /* canonical order, on request only */
+    LOOM_ALLREDUCE_HIER = 6,          /* inside nodes, then across them */
     LOOM_ALLREDUCE_ALG_COUNT
 } loom_allreduce_alg_t;
 
@@ -49,6 +50,8 @@ loom_status_t loom_allreduce_rabenseifner_plan(const loom_coll_args_t *args,
                                                loom_team_t *team, loom_sched_t **sched_p);
 loom_status_t loom_allreduce_canonical_plan(const loom_coll_args_t *args,
                                             loom_team_t *team, loom_sched_t **sched_p);
+loom_status_t loom_allreduce_hier_plan(const loom_coll_args_t *args,
+                                       loom_team_t *team, loom_sched_t **sched_p);
 loom_status_t loom_allreduce_dbtree_plan(const loom_coll_args_t *args,
                                          loom_team_t *team, loom_sched_t **sched_p);
 

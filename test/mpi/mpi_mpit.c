@@ -20,6 +20,7 @@ static const char *const pvar_names[] = {
     "coll_loom_allreduce_alg_ring", "coll_loom_allreduce_alg_recursive_doubling",
     "coll_loom_allreduce_alg_rabenseifner", "coll_loom_allreduce_alg_double_binary_tree",
     "coll_loom_allreduce_alg_reproducible", "coll_loom_allreduce_alg_shm",
+    "coll_loom_allreduce_alg_hierarchical",
     /* The other collectives' counters: listed so that every pvar is known. */
     "coll_loom_allgather_calls", "coll_loom_allgather_bytes", "coll_loom_allgather_time_ns",
     "coll_loom_allgather_fallbacks", "coll_loom_allgather_handoffs",

@@ -457,6 +457,78 @@ START_TEST(test_every_algorithm_runs)
 }
 END_TEST
 
+/* The hierarchical allreduce on node layouts a cluster can have: uneven
+ * nodes, nodes of one rank, ranks dealt round-robin over nodes (mpirun
+ * --map-by node), one node, random placements; every count class, in
+ * place or not, both orders.  _i picks the layout. */
+START_TEST(test_hier_topologies)
+{
+    static const size_t counts[] = { 0, 1, 2, 5, 7, 31, 100, 1000 };
+    const loom_allreduce_algorithm_t *alg = &loom_allreduce_algorithms[LOOM_ALLREDUCE_HIER];
+    int node_of[64], p, r, c, in_place;
+    uint64_t seed = mix((uint64_t)_i + 77);
+    loom_verify_report_t rep;
+
+    switch (_i) {
+    case 0: /* nodes of 3, 1, 2 ranks */
+        p = 6;
+        for (r = 0; r < p; ++r) {
+            node_of[r] = r < 3 ? 0 : r < 4 ? 1 : 2;
+        }
+        break;
+    case 1: /* 4 nodes x 2 ranks, --map-by node */
+        p = 8;
+        for (r = 0; r < p; ++r) {
+            node_of[r] = r % 4;
+        }
+        break;
+    case 2: /* the uneven 7-rank layout: 2, 2, 2, 1 */
+        p = 7;
+        for (r = 0; r < p; ++r) {
+            node_of[r] = r / 2;
+        }
+        break;
+    case 3: /* one node */
+        p = 5;
+        for (r = 0; r < p; ++r) {
+            node_of[r] = 0;
+        }
+        break;
+    case 4: /* 3 nodes of 4, 4, 1 dealt round-robin */
+        p = 9;
+        for (r = 0; r < p; ++r) {
+            node_of[r] = r < 8 ? r % 2 : 2;
+        }
+        break;
+    default: /* random placements of 2..40 ranks on up to 6 nodes */
+        p = 2 + (int)(seed % 39);
+        for (r = 0; r < p; ++r) {
+            node_of[r] = (int)(mix(seed + (uint64_t)r) % (1 + seed % 6));
+        }
+        break;
+    }
+    for (c = 0; c < (int)(sizeof(counts) / sizeof(counts[0])); ++c) {
+        for (in_place = 0; in_place < 2; ++in_place) {
+            loom_verify_params_t pa = {
+                .name = alg->name, .plan = alg->plan, .nranks = p, .count = counts[c],
+                .in_place = in_place, .op = LOOM_VERIFY_OP_SUM, .node_of = node_of,
+                .seed = seed + (uint64_t)(c * 2 + in_place),
+                .order = (c + in_place) % 2 ? LOOM_VERIFY_ORDER_LATE_DELIVERY
+                                            : LOOM_VERIFY_ORDER_UNIFORM,
+            };
+
+            ck_assert_int_eq(loom_verify_run(&pa, &rep), LOOM_OK);
+            ck_assert_msg(rep.verdict == LOOM_VERIFY_PASS, "layout %d: %s: %s", _i,
+                          loom_verify_verdict_name(rep.verdict), rep.message);
+            /* Non-commutative ops go elsewhere: the plan must refuse. */
+            pa.op = LOOM_VERIFY_OP_MATRIX;
+            ck_assert_int_eq(loom_verify_run(&pa, &rep), LOOM_OK);
+            ck_assert_int_eq(rep.verdict, LOOM_VERIFY_REFUSED);
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("verifier");
@@ -490,6 +562,7 @@ int main(void)
     tcase_add_test(self, test_catches_missing_copy);
     tcase_add_test(self, test_catches_bad_plans);
     tcase_add_test(self, test_every_algorithm_runs);
+    tcase_add_loop_test(self, test_hier_topologies, 0, 24);
     suite_add_tcase(s, self);
     return loom_check_run(s);
 }

@@ -202,13 +202,15 @@ static int vf_setup(vf_t *vf)
     if (peers == NULL) {
         goto out;
     }
-    if (pa->ranks_per_node > 0) {
+    if (pa->ranks_per_node > 0 || pa->node_of != NULL) {
         keys = malloc(sizeof(*keys) * (size_t)vf->p);
         if (keys == NULL) {
             goto out;
         }
         for (r = 0; r < vf->p; ++r) {
-            keys[r] = (uint64_t)(r / pa->ranks_per_node) * 7919u + 3u;
+            int node = pa->node_of != NULL ? pa->node_of[r] : r / pa->ranks_per_node;
+
+            keys[r] = (uint64_t)node * 7919u + 3u;
         }
         tp.node_keys = keys;
     }

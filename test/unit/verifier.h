@@ -88,6 +88,8 @@ typedef struct loom_verify_params {
     size_t              seg_bytes;       /* passed to the plan as is */
     int                 depth;
     int                 ranks_per_node;  /* 0: every rank on a node of its own */
+    const int           *node_of;        /* nranks entries: node of each rank (any
+                                          * layout); NULL: ranks_per_node decides */
     uint64_t            seed;            /* inputs, context id, sequence number, order */
     loom_verify_order_t order;
 } loom_verify_params_t;

@@ -24,6 +24,7 @@ static const struct {
     [LOOM_BENCH_PVAR_ALG_REDUCE_SCATTER_GATHER] = { "alg_reduce_scatter_gather",
                                                     "reduce_scatter_gather" },
     [LOOM_BENCH_PVAR_ALG_SHM] = { "alg_shm", "shm" },
+    [LOOM_BENCH_PVAR_ALG_HIER] = { "alg_hierarchical", "hierarchical" },
 };
 
 /* MPI 3.1 has no lookup by name (MPI_T_*_get_index is MPI 4.0). */
