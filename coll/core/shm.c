@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -194,6 +195,10 @@ void loom_shm_wait(loom_shm_t *shm, int rank, loom_shm_counter_t counter, uint64
     _Atomic uint64_t *c = loom_shm_counter(shm, rank, counter);
     int spins = 0;
 
+    ++shm->waits;
+    shm->wait_rank = rank;
+    shm->wait_counter = (int)counter;
+    shm->wait_value = value;
     while (atomic_load_explicit(c, memory_order_acquire) < value) {
         if (++spins < LOOM_SHM_SPINS) {
             loom_shm_relax();
@@ -206,6 +211,25 @@ void loom_shm_wait(loom_shm_t *shm, int rank, loom_shm_counter_t counter, uint64
             sched_yield();
         }
     }
+}
+
+size_t loom_shm_describe_wait(const loom_shm_t *shm, char *buf, size_t len)
+{
+    static const char *const what[] = {
+        [LOOM_SHM_ARRIVED] = "copy its input of",
+        [LOOM_SHM_REDUCED] = "reduce its share of",
+        [LOOM_SHM_DONE] = "finish reading",
+    };
+    loom_shm_t *s = (loom_shm_t *)shm;
+    uint64_t at = atomic_load_explicit(loom_shm_counter(s, shm->wait_rank,
+                                                        (loom_shm_counter_t)shm->wait_counter),
+                                       memory_order_relaxed);
+    int n = snprintf(buf, len, "shared segment: rank %d waits for rank %d to %s segment %llu "
+                     "(that rank is at %llu)", shm->params.rank, shm->wait_rank,
+                     what[shm->wait_counter], (unsigned long long)shm->wait_value - 1,
+                     (unsigned long long)at);
+
+    return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
 void loom_shm_wait_slot(loom_shm_t *shm, uint64_t g)

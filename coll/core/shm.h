@@ -55,6 +55,12 @@ typedef struct loom_shm {
     size_t              bytes;       /* its length */
     int                 owns_map;    /* 1: loom_shm_destroy unmaps base */
     uint64_t            next_seg;    /* this rank's next segment number */
+    /* What this rank waits for now (for hang reports): a new number in
+     * waits for every wait, the peer, which counter, which value. */
+    uint64_t            waits;
+    int                 wait_rank;
+    int                 wait_counter;
+    uint64_t            wait_value;
     struct loom_shm_ctl *ctl;        /* size control blocks */
     char                *slots;      /* size * depth slots */
 } loom_shm_t;
@@ -83,6 +89,10 @@ loom_status_t loom_shm_wrap(void *base, const loom_shm_params_t *params,
 void loom_shm_unlink(const char *name);
 
 void loom_shm_destroy(loom_shm_t *shm);
+
+/* Describe in buf (len > 0) what this rank waits for: the peer, the step
+ * and the segment, and where the peer is.  Returns the length written. */
+size_t loom_shm_describe_wait(const loom_shm_t *shm, char *buf, size_t len);
 
 /*
  * The collectives (shm_allreduce.c, shm_bcast.c, shm_allgather.c,

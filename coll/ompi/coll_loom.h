@@ -105,6 +105,8 @@ typedef struct mca_coll_loom_module {
      * it; shm_failed: a rank could not map it, never try again. */
     loom_shm_t                          *shm;
     int                                 shm_failed;
+    struct mca_coll_loom_op             *shm_op;    /* the call in the segment now */
+    unsigned                            shm_idles;  /* waits that idled, for the hang watch */
 } mca_coll_loom_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_loom_module_t);
@@ -120,6 +122,7 @@ typedef struct mca_coll_loom_op {
     ompi_communicator_t         *comm;
     uint64_t                    start_ns;
     int                         watch_ndone;  /* hang watch: steps done when last seen */
+    uint64_t                    watch_waits;  /* or, in the shared segment, its waits */
     uint64_t                    watch_since_ns;
 } mca_coll_loom_op_t;
 
@@ -184,6 +187,11 @@ typedef struct mca_coll_loom_shm_run {
     loom_shm_t          *shm;   /* NULL: the call runs a schedule */
     loom_coll_args_t    args;
 } mca_coll_loom_shm_run_t;
+
+/* Runs a call through the segment, reporting hangs as schedules do. */
+typedef void (*mca_coll_loom_shm_fn_t)(loom_shm_t *shm, const loom_coll_args_t *args);
+void mca_coll_loom_shm_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *op,
+                           mca_coll_loom_shm_fn_t fn, const mca_coll_loom_shm_run_t *run);
 
 /* The node's shared segment for a blocking call of bytes (the same on
  * every rank), attaching it at the first such call; NULL: use messages.

@@ -172,13 +172,14 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
 }
 
 /* Runs the call prepared: through the shared segment or the schedule. */
-static int loom_allgather_run(mca_coll_loom_op_t *info, loom_sched_t *sched, size_t *owned,
+static int loom_allgather_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *info,
+                              loom_sched_t *sched, size_t *owned,
                               mca_coll_loom_stage_t *stage, mca_coll_loom_shm_run_t *shm_run)
 {
     loom_status_t status = LOOM_OK;
 
     if (shm_run->shm != NULL) {
-        loom_shm_allgather(shm_run->shm, &shm_run->args);
+        mca_coll_loom_shm_run(module, info, loom_shm_allgather, shm_run);
     } else {
         status = mca_coll_loom_wait(info, sched);
         loom_sched_destroy(sched);
@@ -211,7 +212,7 @@ int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_allgather_run(&info, sched, owned, stage, &shm_run);
+    return loom_allgather_run(module, &info, sched, owned, stage, &shm_run);
 }
 
 int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -235,7 +236,7 @@ int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_allgather_run(&info, sched, owned, stage, &shm_run);
+    return loom_allgather_run(module, &info, sched, owned, stage, &shm_run);
 }
 
 int mca_coll_loom_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,

@@ -116,7 +116,7 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
         return mca_coll_loom_status_to_ompi(status);
     }
     if (shm_run.shm != NULL) {
-        loom_shm_allreduce(shm_run.shm, &shm_run.args);
+        mca_coll_loom_shm_run(module, &info, loom_shm_allreduce, &shm_run);
     } else {
         status = mca_coll_loom_wait(&info, sched);
         loom_sched_destroy(sched);

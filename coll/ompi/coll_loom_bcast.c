@@ -206,7 +206,7 @@ int mca_coll_loom_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int
         return mca_coll_loom_status_to_ompi(status);
     }
     if (shm_run.shm != NULL) {
-        loom_shm_bcast(shm_run.shm, &shm_run.args);
+        mca_coll_loom_shm_run(module, &info, loom_shm_bcast, &shm_run);
         return loom_finish(&info, LOOM_OK, stage);
     }
     return loom_run(&info, sched, stage);
@@ -258,7 +258,7 @@ int mca_coll_loom_reduce(const void *sbuf, void *rbuf, int count, struct ompi_da
         return mca_coll_loom_status_to_ompi(status);
     }
     if (shm_run.shm != NULL) {
-        loom_shm_reduce(shm_run.shm, &shm_run.args);
+        mca_coll_loom_shm_run(module, &info, loom_shm_reduce, &shm_run);
         return loom_finish(&info, LOOM_OK, NULL);
     }
     return loom_run(&info, sched, NULL);

@@ -46,6 +46,8 @@ static void loom_module_construct(mca_coll_loom_module_t *module)
     module->newest = NULL;
     module->shm = NULL;
     module->shm_failed = 0;
+    module->shm_op = NULL;
+    module->shm_idles = 0;
 }
 
 static void loom_module_destruct(mca_coll_loom_module_t *module)

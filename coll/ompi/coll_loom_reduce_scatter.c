@@ -113,13 +113,14 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
 }
 
 /* Runs the call prepared: through the shared segment or the schedule. */
-static int loom_reduce_scatter_run(mca_coll_loom_op_t *info, loom_sched_t *sched,
-                                   size_t *owned, mca_coll_loom_shm_run_t *shm_run)
+static int loom_reduce_scatter_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *info,
+                                   loom_sched_t *sched, size_t *owned,
+                                   mca_coll_loom_shm_run_t *shm_run)
 {
     loom_status_t status = LOOM_OK;
 
     if (shm_run->shm != NULL) {
-        loom_shm_reduce_scatter(shm_run->shm, &shm_run->args);
+        mca_coll_loom_shm_run(module, info, loom_shm_reduce_scatter, shm_run);
     } else {
         status = mca_coll_loom_wait(info, sched);
         loom_sched_destroy(sched);
@@ -150,7 +151,7 @@ int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_reduce_scatter_run(&info, sched, owned, &shm_run);
+    return loom_reduce_scatter_run(module, &info, sched, owned, &shm_run);
 }
 
 int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
@@ -173,7 +174,7 @@ int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcount
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_reduce_scatter_run(&info, sched, owned, &shm_run);
+    return loom_reduce_scatter_run(module, &info, sched, owned, &shm_run);
 }
 
 int mca_coll_loom_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,

@@ -20,6 +20,35 @@
 #include <stdio.h>
 #include <unistd.h>
 
+/* A hang in the segment is reported like one in a schedule
+ * (mca_coll_loom_watch): once per coll_loom_hang_timeout without a new
+ * wait, naming the peer and the step it has not reached. */
+static void loom_shm_watch(mca_coll_loom_module_t *module)
+{
+    uint64_t timeout = (uint64_t)mca_coll_loom_component.config.hang_timeout * 1000000000u;
+    mca_coll_loom_op_t *op = module->shm_op;
+    uint64_t now;
+    char what[320];
+
+    if (op == NULL || timeout == 0) {
+        return;
+    }
+    now = mca_coll_loom_now_ns();
+    if (op->watch_waits != module->shm->waits) {
+        op->watch_waits = module->shm->waits;
+        op->watch_since_ns = now;
+        return;
+    }
+    if (now - op->watch_since_ns < timeout) {
+        return;
+    }
+    loom_shm_describe_wait(module->shm, what, sizeof(what));
+    loom_warn("coll", "%s (shm) on communicator %s (cid %u, %d ranks) has made no progress "
+              "for %.1f s: %s", op->coll, op->comm->c_name, op->comm->c_contextid,
+              ompi_comm_size(op->comm), (double)(now - op->watch_since_ns) * 1e-9, what);
+    op->watch_since_ns = now;
+}
+
 /* While a rank waits for its peers in the segment, Open MPI keeps
  * progressing (a peer may need this rank's nonblocking operations to move
  * first), and the rank gives its core away: the peer it waits for may be
@@ -28,9 +57,23 @@
  * microsecond per few hundred polls. */
 static void loom_shm_idle(void *ctx)
 {
-    (void)ctx;
+    mca_coll_loom_module_t *module = ctx;
+
     opal_progress();
     sched_yield();
+    if ((++module->shm_idles & 63) == 0) {
+        loom_shm_watch(module);
+    }
+}
+
+void mca_coll_loom_shm_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *op,
+                           mca_coll_loom_shm_fn_t fn, const mca_coll_loom_shm_run_t *run)
+{
+    op->watch_waits = run->shm->waits;
+    op->watch_since_ns = mca_coll_loom_now_ns();
+    module->shm_op = op;
+    fn(run->shm, &run->args);
+    module->shm_op = NULL;
 }
 
 static loom_shm_t *loom_shm_attach_module(mca_coll_loom_module_t *module)
@@ -41,7 +84,7 @@ static loom_shm_t *loom_shm_attach_module(mca_coll_loom_module_t *module)
     loom_shm_params_t params = {
         .size = ompi_comm_size(comm), .rank = ompi_comm_rank(comm),
         .slot_bytes = cfg->shm_slot, .depth = cfg->shm_depth,
-        .idle = loom_shm_idle,
+        .idle = loom_shm_idle, .idle_ctx = module,
     };
     char name[64] = "";
     loom_shm_t *shm = NULL;

@@ -1,7 +1,8 @@
 /*
  * The hang report: with coll_loom_hang_timeout at 1 s, rank 0 enters an
- * allreduce (blocking, then nonblocking) while every other rank sleeps
- * 2.5 s first.  Rank 0 must print, while it waits, a warning naming the
+ * allreduce (blocking, then nonblocking, then a large blocking one that
+ * runs through the node's shared segment when coll_loom_shm is on) while
+ * every other rank sleeps 2.5 s first.  Rank 0 must print, while it waits, a warning naming the
  * collective, the communicator, the sequence number and the peer it waits
  * for; and the collective must still complete with the right values.
  * Rank 0's stderr is captured in a file for the check, so the expected
@@ -16,6 +17,8 @@
 #include <unistd.h>
 
 #define COUNT 8
+/* 1 MiB: at or above coll_loom_shm_min_bytes by default. */
+#define LARGE (1 << 17)
 
 static void expect_report(const char *text, const char *coll, const char *what)
 {
@@ -27,21 +30,24 @@ static void expect_report(const char *text, const char *coll, const char *what)
           text);
     CHECK(strstr(text, "communicator MPI_COMM_WORLD") != NULL, "%s: communicator not named",
           what);
-    CHECK(strstr(text, "seq ") != NULL, "%s: sequence number not named", what);
+    /* A schedule names its sequence number, the shared segment its segment. */
+    CHECK(strstr(text, "seq ") != NULL || strstr(text, "segment ") != NULL,
+          "%s: neither sequence number nor segment named", what);
     /* Every rank but 0 is late: the report must name one of them. */
     CHECK(strstr(text, "from rank 0") == NULL && strstr(text, "to rank 0") == NULL &&
           (strstr(text, " rank 1") != NULL || strstr(text, " rank 2") != NULL),
           "%s: no late peer named in:\n%s", what, text);
 }
 
-static void run_one(int nonblocking, int rank, int size)
+static void run_one(int nonblocking, int count, int rank, int size)
 {
-    double in[COUNT], out[COUNT];
+    double *in = malloc(sizeof(double) * (size_t)count);
+    double *out = malloc(sizeof(double) * (size_t)count);
     MPI_Request req;
     char *text = NULL;
     int i, done = 0, bad = 0;
 
-    for (i = 0; i < COUNT; ++i) {
+    for (i = 0; i < count; ++i) {
         in[i] = rank + i;
     }
     if (rank == 0) {
@@ -50,22 +56,24 @@ static void run_one(int nonblocking, int rank, int size)
         usleep(2500000);
     }
     if (nonblocking) {
-        MPI_Iallreduce(in, out, COUNT, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+        MPI_Iallreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
         while (!done) {
             MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         }
     } else {
-        MPI_Allreduce(in, out, COUNT, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
     if (rank == 0) {
         text = loom_test_capture_end();
         expect_report(text, "allreduce", nonblocking ? "iallreduce" : "allreduce");
         free(text);
     }
-    for (i = 0; i < COUNT; ++i) {
+    for (i = 0; i < count; ++i) {
         bad += out[i] != (double)size * (size - 1) / 2 + (double)size * i;
     }
     CHECK(bad == 0, "%d wrong sums after the wait", bad);
+    free(in);
+    free(out);
 }
 
 int main(int argc, char **argv)
@@ -80,7 +88,16 @@ int main(int argc, char **argv)
     if (size < 2 || !loom_test_expect_loom()) {
         return loom_test_skip("mpi_hang_report", "needs Loom on 2 ranks or more");
     }
-    run_one(0, rank, size);
-    run_one(1, rank, size);
+    run_one(0, COUNT, rank, size);
+    run_one(1, COUNT, rank, size);
+    /* The segment is attached at the first large call, through the module
+     * below Loom: do that first, all together, then wait inside it. */
+    {
+        double *warm = calloc(LARGE, sizeof(double));
+
+        MPI_Allreduce(MPI_IN_PLACE, warm, LARGE, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        free(warm);
+    }
+    run_one(0, LARGE, rank, size);
     return loom_test_finish("mpi_hang_report");
 }
