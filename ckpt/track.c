@@ -39,6 +39,7 @@
 #include "ckpt/track.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -97,6 +98,9 @@ typedef struct track_region {
     uint8_t *changed;       /* since the last collect */
     uint8_t *cand;          /* candidates of this save (and of failed ones) */
     uintptr_t lo, hi;       /* the whole pages write-protected; lo == hi: none */
+    int armed;              /* protected once: scans measure writes */
+    unsigned unarmed;       /* dense: saves left before protecting again */
+    unsigned backoff;       /* dense: the last such pause, in saves */
 } track_region_t;
 
 struct loom_ckpt_track {
@@ -421,15 +425,21 @@ void loom_ckpt_track_all(loom_ckpt_track_t *t)
 {
     for (size_t i = 0; i < t->nregions; i++) {
         memset(t->regions[i].changed, 1, t->regions[i].nchunks);
+        /* Our own writes (a restore) say nothing of the application's:
+         * the next scan protects again without judging density. */
+        t->regions[i].armed = 0;
+        t->regions[i].unarmed = 0;
     }
 }
 
-/* The pages of r written since the last scan become changed chunks; on
- * any failure the region stops being tracked and is all changed. */
-static void collect_writes(loom_ckpt_track_t *t, track_region_t *r)
+/* The pages of r written since the last scan become changed chunks, and
+ * are protected again; the count of pages written.  On any failure the
+ * region stops being tracked and is all changed. */
+static uint64_t collect_writes(track_region_t *r)
 {
     struct page_region vec[256];
     uintptr_t at = r->lo;
+    uint64_t pages = 0;
     while (at < r->hi) {
         long n = wp_scan(&at, r->hi, vec, sizeof(vec) / sizeof(vec[0]));
         if (n < 0) {
@@ -442,9 +452,71 @@ static void collect_writes(loom_ckpt_track_t *t, track_region_t *r)
         }
         for (long i = 0; i < n; i++) {
             mark(r, vec[i].start - r->ptr, vec[i].end - vec[i].start);
+            pages += (vec[i].end - vec[i].start) / (uint64_t)page_size();
         }
     }
-    (void)t;
+    return pages;
+}
+
+/* Ends the protection of r's pages until it is armed again. */
+static void wp_pause(track_region_t *r)
+{
+    struct uffdio_writeprotect wp = { .range = { .start = r->lo, .len = r->hi - r->lo },
+                                      .mode = 0 };
+    pthread_mutex_lock(&kernel.lock);
+    int rc = ioctl(kernel.uffd, UFFDIO_WRITEPROTECT, &wp);
+    pthread_mutex_unlock(&kernel.lock);
+    if (rc != 0) {
+        r->unarmed = 0;     /* still protected: keep tracking */
+    }
+}
+
+/* Tracking a region that the application rewrites whole between saves
+ * costs a fault per page and saves no hashing: when more than half its
+ * pages were written, it goes unprotected and hashed whole for 1, 2,
+ * 4, ... up to 64 saves, then is protected for one interval to look
+ * again.  A region that turns sparse is tracked from its next look on. */
+enum { DENSE_BACKOFF_MAX = 64 };
+
+static void collect_region(track_region_t *r)
+{
+    if (!r->armed) {
+        /* Never protected: every page reads as written.  The first scan
+         * protects them; the first save hashes everything anyway. */
+        mark(r, 0, r->size);
+        (void)collect_writes(r);
+        r->armed = 1;
+        return;
+    }
+    if (r->unarmed > 0) {
+        /* Unprotected since the last save: any page may have changed.  The
+         * scan at the last paused save protects everything again. */
+        mark(r, 0, r->size);
+        if (--r->unarmed == 0) {
+            (void)collect_writes(r);
+        }
+        return;
+    }
+    uint64_t written = collect_writes(r);
+    if (r->lo == r->hi) {
+        mark(r, 0, r->size);    /* the scan failed */
+        return;
+    }
+    /* The partial pages at either end are not protected. */
+    mark(r, 0, r->lo - r->ptr);
+    mark(r, r->hi - r->ptr, r->ptr + r->size - r->hi);
+    if (written * 2 > (r->hi - r->lo) / (uintptr_t)page_size()) {
+        r->backoff = r->backoff == 0 ? 1
+                   : r->backoff * 2 > DENSE_BACKOFF_MAX ? DENSE_BACKOFF_MAX
+                   : r->backoff * 2;
+        r->unarmed = r->backoff;
+        loom_debug("ckpt", "region at %p: %" PRIu64 " of %zu pages written; "
+                   "hashed whole for the next %u saves", (void *)r->ptr, written,
+                   (size_t)((r->hi - r->lo) / (uintptr_t)page_size()), r->backoff);
+        wp_pause(r);
+    } else {
+        r->backoff = 0;
+    }
 }
 
 void loom_ckpt_track_collect(loom_ckpt_track_t *t)
@@ -462,14 +534,7 @@ void loom_ckpt_track_collect(loom_ckpt_track_t *t)
             (t->mode == LOOM_CKPT_TRACK_WRITES && r->lo == r->hi)) {
             mark(r, 0, r->size);
         } else if (t->mode == LOOM_CKPT_TRACK_WRITES) {
-            collect_writes(t, r);
-            if (r->lo == r->hi) {
-                mark(r, 0, r->size);    /* the scan failed */
-            } else {
-                /* The partial pages at either end are not protected. */
-                mark(r, 0, r->lo - r->ptr);
-                mark(r, r->hi - r->ptr, r->ptr + r->size - r->hi);
-            }
+            collect_region(r);
         }
         for (size_t c = 0; c < r->nchunks; c++) {
             r->cand[c] |= r->changed[c];

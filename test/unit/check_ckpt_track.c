@@ -238,6 +238,35 @@ START_TEST(test_writes_unaligned)
 }
 END_TEST
 
+/* A region rewritten whole between saves gains nothing from tracking and
+ * pays a fault per page: it is hashed whole without protection for a
+ * while (1 save, then 2, 4, ...), then looked at again. */
+START_TEST(test_writes_dense_pauses)
+{
+    unsigned char *w = state_alloc(SIZE, 23);
+    loom_ckpt_t *ck = open_track(tmpdir, LOOM_CKPT_TRACK_WRITES, NULL);
+    add(ck, "w", w, SIZE);
+    const int tracking = tracks_writes(ck);
+    save_delta(ck, 1, 0);
+    for (size_t i = 0; i < SIZE; i += PAGE) {
+        w[i] ^= 1;
+    }
+    delta_t d = save_delta(ck, 2, 0);
+    ck_assert_uint_eq(d.hashed, NCHUNK);
+    ck_assert_uint_eq(d.written, NCHUNK);
+    w[8 * CHUNK] ^= 1;
+    d = save_delta(ck, 3, 0);           /* paused: everything */
+    ck_assert_uint_eq(d.hashed, NCHUNK);
+    ck_assert_uint_eq(d.written, 1);
+    w[9 * CHUNK] ^= 1;
+    d = save_delta(ck, 4, 0);           /* protected again: what changed */
+    ck_assert_uint_eq(d.hashed, HASHED(tracking, 1));
+    ck_assert_uint_eq(d.written, 1);
+    loom_ckpt_close(ck);
+    free(w);
+}
+END_TEST
+
 /* Two contexts over the same memory: the second cannot protect pages the
  * first protects (each save re-protects, hiding writes from the other),
  * so it hashes its region whole, and neither misses a change. */
@@ -441,6 +470,7 @@ static Suite *track_suite(void)
     tcase_add_test(tc, test_writes_exact_sync);
     tcase_add_test(tc, test_writes_exact_async);
     tcase_add_test(tc, test_writes_unaligned);
+    tcase_add_test(tc, test_writes_dense_pauses);
     tcase_add_test(tc, test_writes_shared_memory);
     tcase_add_test(tc, test_marks_nothing_marked_missed);
     tcase_add_test(tc, test_failed_save_keeps_candidates);
