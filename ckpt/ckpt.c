@@ -342,6 +342,7 @@ static loom_status_t save_rank(loom_ckpt_t *ckpt, uint64_t step,
     }
     /* From here on writes to the regions count for the next save. */
     loom_ckpt_track_collect(ckpt->track);
+    ckpt->stats.track = loom_ckpt_track_mode(ckpt->track);   /* after a fork: none */
     for (size_t i = 0; i < ckpt->nregions && st == LOOM_OK; i++) {
         st = save_region(ckpt, i, &m->regions[i], dirty, async);
         ckpt->stats.bytes_registered += ckpt->regions[i].region.size;
