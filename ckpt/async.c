@@ -30,6 +30,7 @@ typedef struct staged {
     loom_ckpt_chunk_ref_t *ref;
     char old[LOOM_CKPT_HASH_HEX + 1];   /* empty: no committed chunk */
     int store;
+    int hashed;
     size_t len;
     size_t cap;                         /* bytes data[] can hold */
     unsigned char data[];
@@ -74,13 +75,15 @@ static void write_one(loom_ckpt_async_t *a, staged_t *s)
 {
     loom_ckpt_t *ckpt = a->ckpt;
     size_t written = 0;
-    loom_ckpt_chunk_hash(s->data, s->len, s->ref->hash);
-    if (strcmp(s->ref->hash, s->old) == 0) {
-        __atomic_add_fetch(&ckpt->stats.chunks_reused, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    if (!s->store) {
-        return;
+    if (!s->hashed) {
+        loom_ckpt_chunk_hash(s->data, s->len, s->ref->hash);
+        if (strcmp(s->ref->hash, s->old) == 0) {
+            __atomic_add_fetch(&ckpt->stats.chunks_reused, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        if (!s->store) {
+            return;
+        }
     }
     loom_status_t st = loom_ckpt_chunk_store(ckpt->io, ckpt->dir, s->ref->hash,
                                              s->data, s->len,
@@ -262,6 +265,7 @@ loom_status_t loom_ckpt_async_stage(loom_ckpt_async_t *a,
     s->ref = what->ref;
     snprintf(s->old, sizeof(s->old), "%s", what->old ? what->old->hash : "");
     s->store = what->store;
+    s->hashed = what->hashed;
     s->len = len;
     s->next = NULL;
     /* The copy is the application's cost of an asynchronous save. */

@@ -15,12 +15,15 @@ typedef struct loom_ckpt_async loom_ckpt_async_t;
 loom_status_t loom_ckpt_async_create(loom_ckpt_t *ckpt, size_t capacity,
                                      loom_ckpt_async_t **async_p);
 void loom_ckpt_async_begin(loom_ckpt_async_t *async);
-/* A chunk that may have changed, for the writer to hash. */
+/* A chunk that may have changed, for the writer to hash (or one known to
+ * have changed, for it to store). */
 typedef struct loom_ckpt_stage {
     loom_ckpt_chunk_ref_t *ref;         /* its manifest entry: the writer
                                          * fills in the hash */
     const loom_ckpt_chunk_ref_t *old;   /* the last committed save's, or NULL */
     int store;                          /* this rank stores it if changed */
+    int hashed;                         /* ref->hash is filled in already and
+                                         * differs: store it, no more */
 } loom_ckpt_stage_t;
 
 /* Copies data into the staging area, waiting for room if it is full. */

@@ -233,15 +233,43 @@ loom_status_t loom_ckpt_touch(loom_ckpt_t *ckpt, const char *name,
     return LOOM_ERR_NOT_FOUND;
 }
 
+/* Where a save hashes its candidate chunks. */
+typedef enum save_how {
+    SAVE_SYNC,          /* here, and stores the changed ones */
+    SAVE_STAGE_HASHED,  /* here, and stages the changed ones */
+    SAVE_STAGE_RAW      /* stages them all; the writer hashes */
+} save_how_t;
+
+/* An async save stages its candidates unhashed when they all fit in the
+ * staging area: the caller then pays one memcpy of them.  When they do
+ * not (tracking off, a region rewritten whole, the first save), the
+ * caller would wait for the writer to hash and write them all; hashing
+ * here and staging only the changed ones is cheaper then. */
+static save_how_t async_how(const loom_ckpt_t *ckpt)
+{
+    uint64_t bytes = 0;
+    const uint64_t cs = ckpt->chunk_size;
+    for (size_t i = 0; i < ckpt->nregions; i++) {
+        const loom_ckpt_creg_t *c = &ckpt->regions[i];
+        for (uint64_t off = 0, k = 0; off < c->region.size; off += cs, k++) {
+            uint64_t len = c->region.size - off < cs ? c->region.size - off : cs;
+            if (k >= c->ncommitted || c->committed[k].len != len ||
+                loom_ckpt_track_candidate(ckpt->track, i, (size_t)k)) {
+                bytes += len;
+            }
+        }
+    }
+    return bytes <= ckpt->staging_bytes ? SAVE_STAGE_RAW : SAVE_STAGE_HASHED;
+}
+
 /* Fills g (the manifest entry) with one region's chunks.  A chunk that
  * change tracking says is unchanged since the last committed save keeps
- * that save's hash unread.  The others are hashed, and stored if their
- * hash changed (sync); or copied to the staging area for the writer
- * thread to hash and store if changed (async), which keeps the hashing
- * off the caller's thread. */
+ * that save's hash unread.  The others are hashed, here or by the writer
+ * thread (how), and stored, or staged for the writer, if their hash
+ * changed. */
 static loom_status_t save_region(loom_ckpt_t *ckpt, size_t index,
                                  loom_ckpt_mregion_t *g, uint8_t *dirty,
-                                 int async)
+                                 save_how_t how)
 {
     loom_ckpt_creg_t *c = &ckpt->regions[index];
     const loom_ckpt_region_t *r = &c->region;
@@ -276,7 +304,7 @@ static loom_status_t save_region(loom_ckpt_t *ckpt, size_t index,
             continue;
         }
         ckpt->stats.chunks_hashed++;
-        if (async) {
+        if (how == SAVE_STAGE_RAW) {
             loom_status_t st = loom_ckpt_async_stage(ckpt->async, &(loom_ckpt_stage_t){
                                                          .ref = ref, .old = old,
                                                          .store = mine },
@@ -289,7 +317,18 @@ static loom_status_t save_region(loom_ckpt_t *ckpt, size_t index,
         loom_ckpt_chunk_hash(p, len, ref->hash);
         int unchanged = old != NULL && strcmp(old->hash, ref->hash) == 0;
         if (unchanged || !mine) {
-            ckpt->stats.chunks_reused += unchanged;
+            __atomic_add_fetch(&ckpt->stats.chunks_reused, (uint64_t)unchanged,
+                               __ATOMIC_RELAXED);
+            continue;
+        }
+        if (how == SAVE_STAGE_HASHED) {
+            loom_status_t st = loom_ckpt_async_stage(ckpt->async, &(loom_ckpt_stage_t){
+                                                         .ref = ref, .hashed = 1,
+                                                         .store = 1 },
+                                                     p, len);
+            if (st != LOOM_OK) {
+                return st;
+            }
             continue;
         }
         size_t written = 0;
@@ -343,8 +382,9 @@ static loom_status_t save_rank(loom_ckpt_t *ckpt, uint64_t step,
     /* From here on writes to the regions count for the next save. */
     loom_ckpt_track_collect(ckpt->track);
     ckpt->stats.track = loom_ckpt_track_mode(ckpt->track);   /* after a fork: none */
+    const save_how_t how = async ? async_how(ckpt) : SAVE_SYNC;
     for (size_t i = 0; i < ckpt->nregions && st == LOOM_OK; i++) {
-        st = save_region(ckpt, i, &m->regions[i], dirty, async);
+        st = save_region(ckpt, i, &m->regions[i], dirty, how);
         ckpt->stats.bytes_registered += ckpt->regions[i].region.size;
     }
     /* The new chunks' names, once per directory, before the manifest
