@@ -22,6 +22,7 @@
 #include "ckpt/chunks.h"
 #include "ckpt/hook.h"
 #include "ckpt/settings.h"
+#include "ckpt/track.h"
 #include "common/log.h"
 
 #define COMMIT_NAME "COMMIT"
@@ -124,6 +125,12 @@ loom_status_t loom_ckpt_open(const char *dir, const loom_ckpt_coord_t *coord,
     ckpt->keep = set.keep;
     ckpt->zstd_level = set.zstd_level;
     ckpt->staging_bytes = (size_t)set.staging_bytes;
+    if (st == LOOM_OK) {
+        st = loom_ckpt_track_create(set.track, &ckpt->track);
+    }
+    if (st == LOOM_OK) {
+        ckpt->stats.track = loom_ckpt_track_mode(ckpt->track);
+    }
 
     size_t n = strlen(ckpt->dir);
     while (n > 1 && ckpt->dir[n - 1] == '/') {
@@ -192,6 +199,13 @@ loom_status_t loom_ckpt_register(loom_ckpt_t *ckpt,
     if (grown == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
+    /* The tracker numbers regions in the same order. */
+    loom_status_t st = loom_ckpt_track_add(ckpt->track, region->ptr, region->size,
+                                           ckpt->chunk_size);
+    if (st != LOOM_OK) {
+        ckpt->regions = grown;
+        return st;
+    }
     ckpt->regions = grown;
     loom_ckpt_creg_t *c = &ckpt->regions[ckpt->nregions++];
     memset(c, 0, sizeof(*c));
@@ -205,12 +219,59 @@ loom_status_t loom_ckpt_register(loom_ckpt_t *ckpt,
     return LOOM_OK;
 }
 
-/* Hashes one region's chunks into g (the manifest entry) and stores, or
- * stages for the writer thread (async), those that changed. */
-static loom_status_t save_region(loom_ckpt_t *ckpt, loom_ckpt_creg_t *c,
-                                 loom_ckpt_mregion_t *g, uint8_t *dirty,
-                                 int async)
+loom_status_t loom_ckpt_touch(loom_ckpt_t *ckpt, const char *name,
+                              uint64_t offset, uint64_t len)
 {
+    for (size_t i = 0; name != NULL && i < ckpt->nregions; i++) {
+        if (strcmp(ckpt->regions[i].name, name) == 0) {
+            loom_ckpt_track_touch(ckpt->track, i, offset, len);
+            return LOOM_OK;
+        }
+    }
+    loom_error("ckpt", "cannot touch region '%s': no region of that name is "
+               "registered", name ? name : "(null)");
+    return LOOM_ERR_NOT_FOUND;
+}
+
+/* Where a save hashes its candidate chunks. */
+typedef enum save_how {
+    SAVE_SYNC,          /* here, and stores the changed ones */
+    SAVE_STAGE_HASHED,  /* here, and stages the changed ones */
+    SAVE_STAGE_RAW      /* stages them all; the writer hashes */
+} save_how_t;
+
+/* An async save stages its candidates unhashed when they all fit in the
+ * staging area: the caller then pays one memcpy of them.  When they do
+ * not (tracking off, a region rewritten whole, the first save), the
+ * caller would wait for the writer to hash and write them all; hashing
+ * here and staging only the changed ones is cheaper then. */
+static save_how_t async_how(const loom_ckpt_t *ckpt)
+{
+    uint64_t bytes = 0;
+    const uint64_t cs = ckpt->chunk_size;
+    for (size_t i = 0; i < ckpt->nregions; i++) {
+        const loom_ckpt_creg_t *c = &ckpt->regions[i];
+        for (uint64_t off = 0, k = 0; off < c->region.size; off += cs, k++) {
+            uint64_t len = c->region.size - off < cs ? c->region.size - off : cs;
+            if (k >= c->ncommitted || c->committed[k].len != len ||
+                loom_ckpt_track_candidate(ckpt->track, i, (size_t)k)) {
+                bytes += len;
+            }
+        }
+    }
+    return bytes <= ckpt->staging_bytes ? SAVE_STAGE_RAW : SAVE_STAGE_HASHED;
+}
+
+/* Fills g (the manifest entry) with one region's chunks.  A chunk that
+ * change tracking says is unchanged since the last committed save keeps
+ * that save's hash unread.  The others are hashed, here or by the writer
+ * thread (how), and stored, or staged for the writer, if their hash
+ * changed. */
+static loom_status_t save_region(loom_ckpt_t *ckpt, size_t index,
+                                 loom_ckpt_mregion_t *g, uint8_t *dirty,
+                                 save_how_t how)
+{
+    loom_ckpt_creg_t *c = &ckpt->regions[index];
     const loom_ckpt_region_t *r = &c->region;
     const uint64_t cs = ckpt->chunk_size;
     strcpy(g->name, c->name);
@@ -230,30 +291,56 @@ static loom_status_t save_region(loom_ckpt_t *ckpt, loom_ckpt_creg_t *c,
         const char *p = (const char *)r->ptr + i * cs;
         size_t len = (size_t)(r->size - i * cs < cs ? r->size - i * cs : cs);
         loom_ckpt_chunk_ref_t *ref = &g->chunks[i];
-        loom_ckpt_chunk_hash(p, len, ref->hash);
-        ref->len = len;
-        int unchanged = i < c->ncommitted &&
-                        strcmp(c->committed[i].hash, ref->hash) == 0;
+        const loom_ckpt_chunk_ref_t *old = i < c->ncommitted &&
+                                           c->committed[i].len == len
+                                         ? &c->committed[i] : NULL;
         int mine = r->layout == LOOM_CKPT_SHARDED || (int)(i % (size_t)size) == rank;
-        if (unchanged || !mine) {
-            ckpt->stats.chunks_reused += unchanged;
+        ref->len = len;
+        if (old != NULL && !loom_ckpt_track_candidate(ckpt->track, index, i)) {
+            memcpy(ref->hash, old->hash, sizeof(ref->hash));
+            ckpt->stats.chunks_clean++;
+            /* The writer thread counts too. */
+            __atomic_add_fetch(&ckpt->stats.chunks_reused, 1, __ATOMIC_RELAXED);
             continue;
         }
-        loom_status_t st;
-        if (async) {
-            st = loom_ckpt_async_stage(ckpt->async, ref->hash, p, len);
-        } else {
-            size_t written = 0;
-            st = loom_ckpt_chunk_store(ckpt->io, ckpt->dir, ref->hash, p, len,
-                                       &(loom_ckpt_store_opts_t){
-                                           .file_mode = ckpt->file_mode,
-                                           .dir_mode = ckpt->dir_mode,
-                                           .zstd_level = ckpt->zstd_level },
-                                       dirty, &written);
-            ckpt->stats.chunks_written += st == LOOM_OK && written;
-            ckpt->stats.chunks_reused += st == LOOM_OK && !written;
-            ckpt->stats.bytes_written += st == LOOM_OK ? written : 0;
+        ckpt->stats.chunks_hashed++;
+        if (how == SAVE_STAGE_RAW) {
+            loom_status_t st = loom_ckpt_async_stage(ckpt->async, &(loom_ckpt_stage_t){
+                                                         .ref = ref, .old = old,
+                                                         .store = mine },
+                                                     p, len);
+            if (st != LOOM_OK) {
+                return st;
+            }
+            continue;
         }
+        loom_ckpt_chunk_hash(p, len, ref->hash);
+        int unchanged = old != NULL && strcmp(old->hash, ref->hash) == 0;
+        if (unchanged || !mine) {
+            __atomic_add_fetch(&ckpt->stats.chunks_reused, (uint64_t)unchanged,
+                               __ATOMIC_RELAXED);
+            continue;
+        }
+        if (how == SAVE_STAGE_HASHED) {
+            loom_status_t st = loom_ckpt_async_stage(ckpt->async, &(loom_ckpt_stage_t){
+                                                         .ref = ref, .hashed = 1,
+                                                         .store = 1 },
+                                                     p, len);
+            if (st != LOOM_OK) {
+                return st;
+            }
+            continue;
+        }
+        size_t written = 0;
+        loom_status_t st = loom_ckpt_chunk_store(ckpt->io, ckpt->dir, ref->hash, p, len,
+                                                 &(loom_ckpt_store_opts_t){
+                                                     .file_mode = ckpt->file_mode,
+                                                     .dir_mode = ckpt->dir_mode,
+                                                     .zstd_level = ckpt->zstd_level },
+                                                 dirty, &written);
+        ckpt->stats.chunks_written += st == LOOM_OK && written;
+        ckpt->stats.chunks_reused += st == LOOM_OK && !written;
+        ckpt->stats.bytes_written += st == LOOM_OK ? written : 0;
         if (st != LOOM_OK) {
             return st;
         }
@@ -270,8 +357,9 @@ static loom_status_t save_rank(loom_ckpt_t *ckpt, uint64_t step,
     if (loom_ckpt_step_path(ckpt, step, NULL, stepdir, sizeof(stepdir)) != 0) {
         return LOOM_ERR_INVALID_PARAM;
     }
-    int rc = loom_ckpt_io_mkdir_durable(ckpt->io, ckpt->dir, stepdir,
-                                        ckpt->dir_mode);
+    /* Async: the writer creates it, keeping the fsync off the caller. */
+    int rc = async ? 0 : loom_ckpt_io_mkdir_durable(ckpt->io, ckpt->dir, stepdir,
+                                                    ckpt->dir_mode);
     if (rc != 0) {
         loom_error("ckpt", "cannot create %s: %s", stepdir, strerror(-rc));
         return LOOM_ERR_IO;
@@ -291,8 +379,12 @@ static loom_status_t save_rank(loom_ckpt_t *ckpt, uint64_t step,
     if (async) {
         loom_ckpt_async_begin(ckpt->async);
     }
+    /* From here on writes to the regions count for the next save. */
+    loom_ckpt_track_collect(ckpt->track);
+    ckpt->stats.track = loom_ckpt_track_mode(ckpt->track);   /* after a fork: none */
+    const save_how_t how = async ? async_how(ckpt) : SAVE_SYNC;
     for (size_t i = 0; i < ckpt->nregions && st == LOOM_OK; i++) {
-        st = save_region(ckpt, &ckpt->regions[i], &m->regions[i], dirty, async);
+        st = save_region(ckpt, i, &m->regions[i], dirty, how);
         ckpt->stats.bytes_registered += ckpt->regions[i].region.size;
     }
     /* The new chunks' names, once per directory, before the manifest
@@ -300,16 +392,17 @@ static loom_status_t save_rank(loom_ckpt_t *ckpt, uint64_t step,
     if (st == LOOM_OK && !async) {
         st = loom_ckpt_chunk_sync_dirs(ckpt->io, ckpt->dir, dirty);
     }
+    snprintf(name, sizeof(name), "rank-%06" PRIu64 ".manifest", m->rank);
+    if (async) {
+        /* Even after an error, so that the writer goes idle; it formats
+         * the manifest once it has hashed the staged chunks. */
+        loom_ckpt_async_end(ckpt->async, stepdir, name, st == LOOM_OK ? m : NULL);
+        return st;
+    }
     char *text = NULL;
     size_t len = 0;
     if (st == LOOM_OK) {
         st = loom_ckpt_manifest_format(m, &text, &len);
-    }
-    snprintf(name, sizeof(name), "rank-%06" PRIu64 ".manifest", m->rank);
-    if (async) {
-        /* Even after an error, so that the writer goes idle. */
-        loom_ckpt_async_end(ckpt->async, stepdir, name, text, len);
-        return st;
     }
     if (st != LOOM_OK) {
         return st;
@@ -404,6 +497,8 @@ static loom_status_t finish_save(loom_ckpt_t *ckpt, uint64_t step,
         }
     }
     int committed = loom_ckpt_agree(ckpt, all_saved && commit_st == LOOM_OK);
+    /* Not committed: what changed is still to be saved. */
+    loom_ckpt_track_settle(ckpt->track, committed);
     if (committed) {
         /* The manifest's hashes now describe durable chunks. */
         for (size_t i = 0; i < ckpt->nregions; i++) {
@@ -523,6 +618,7 @@ void loom_ckpt_close(loom_ckpt_t *ckpt)
         return;
     }
     loom_ckpt_async_destroy(ckpt->async);
+    loom_ckpt_track_destroy(ckpt->track);
     if (ckpt->pending) {
         loom_ckpt_manifest_free(&ckpt->pending_manifest);
     }

@@ -14,6 +14,7 @@
 #include "ckpt/manifest.h"
 
 typedef struct loom_ckpt_async loom_ckpt_async_t;
+typedef struct loom_ckpt_track loom_ckpt_track_t;
 
 typedef struct loom_ckpt_creg {
     loom_ckpt_region_t region;
@@ -36,6 +37,7 @@ struct loom_ckpt {
     int zstd_level;                 /* 0: chunks stored raw */
     size_t staging_bytes;
     loom_ckpt_async_t *async;       /* the writer thread, once needed */
+    loom_ckpt_track_t *track;       /* which chunks a save must hash */
     int pending;                    /* an async save awaits loom_ckpt_wait */
     uint64_t pending_step;
     loom_status_t pending_status;   /* of its staging, on this thread */

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define LOOM_CKPT_HOOK_SYMBOL "loom_ckpt_hook"
-#define LOOM_CKPT_HOOK_VERSION 1
+#define LOOM_CKPT_HOOK_VERSION 2
 
 typedef struct loom_ckpt_hook {
     int version;                /* LOOM_CKPT_HOOK_VERSION */
@@ -27,6 +27,7 @@ typedef struct loom_ckpt_hook {
     char keep[32];
     char compress[32];
     char staging[32];
+    char track[32];
     /* Process totals over every context, for MPI_T (relaxed atomics). */
     uint64_t saves;
     uint64_t bytes_written;

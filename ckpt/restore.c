@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ckpt/chunks.h"
+#include "ckpt/track.h"
 #include "common/log.h"
 
 loom_status_t loom_ckpt_read_manifests(const loom_ckpt_t *ckpt, uint64_t step,
@@ -249,6 +250,10 @@ loom_status_t loom_ckpt_restore(loom_ckpt_t *ckpt, uint64_t step,
     for (size_t i = 0; st == LOOM_OK && i < ckpt->nregions; i++) {
         st = restore_region(ckpt, &ckpt->regions[i], ms, nranks, chunk_size);
     }
+    /* The regions now hold another step's bytes (or part of them, after an
+     * error) than the last committed save of this context recorded: the
+     * next save hashes every chunk, whatever the tracking mode. */
+    loom_ckpt_track_all(ckpt->track);
     for (uint64_t r = 0; ms != NULL && r < nranks; r++) {
         loom_ckpt_manifest_free(&ms[r]);
     }

@@ -90,11 +90,31 @@ static loom_status_t parse_keep(const char *s, const char *from, unsigned *keep_
     return LOOM_OK;
 }
 
+/* auto, writes, marks or none. */
+static loom_status_t parse_track(const char *s, const char *from,
+                                 loom_ckpt_track_mode_t *mode_p)
+{
+    static const struct {
+        const char *name;
+        loom_ckpt_track_mode_t mode;
+    } modes[] = { { "auto", LOOM_CKPT_TRACK_AUTO }, { "writes", LOOM_CKPT_TRACK_WRITES },
+                  { "marks", LOOM_CKPT_TRACK_MARKS }, { "none", LOOM_CKPT_TRACK_NONE } };
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        if (strcmp(s, modes[i].name) == 0) {
+            *mode_p = modes[i].mode;
+            return LOOM_OK;
+        }
+    }
+    loom_error("ckpt", "%s='%s' is not accepted: give auto, writes, marks or none", from, s);
+    return LOOM_ERR_INVALID_PARAM;
+}
+
 loom_status_t loom_ckpt_settings_resolve(const loom_ckpt_options_t *opts,
                                          loom_ckpt_settings_t *settings_p)
 {
     loom_ckpt_settings_t set = { .chunk_size = DEFAULT_CHUNK_SIZE,
-                                 .staging_bytes = DEFAULT_STAGING };
+                                 .staging_bytes = DEFAULT_STAGING,
+                                 .track = LOOM_CKPT_TRACK_AUTO };
     const loom_ckpt_hook_t *h = &loom_ckpt_hook;
     loom_status_t st = LOOM_OK;
     const char *s, *from;
@@ -127,6 +147,17 @@ loom_status_t loom_ckpt_settings_resolve(const loom_ckpt_options_t *opts,
     } else if (st == LOOM_OK && (s = setting("LOOM_CKPT_KEEP", h->keep,
                                              "coll_loom_ckpt_keep", &from)) != NULL) {
         st = parse_keep(s, from, &set.keep);
+    }
+    if (st == LOOM_OK && opts && opts->track != LOOM_CKPT_TRACK_DEFAULT) {
+        set.track = opts->track;
+        if (set.track < LOOM_CKPT_TRACK_AUTO || set.track > LOOM_CKPT_TRACK_NONE) {
+            loom_error("ckpt", "loom_ckpt_options_t.track %d is not a mode: give "
+                       "LOOM_CKPT_TRACK_AUTO, _WRITES, _MARKS or _NONE", (int)set.track);
+            st = LOOM_ERR_INVALID_PARAM;
+        }
+    } else if (st == LOOM_OK && (s = setting("LOOM_CKPT_TRACK", h->track,
+                                             "coll_loom_ckpt_track", &from)) != NULL) {
+        st = parse_track(s, from, &set.track);
     }
     if (st == LOOM_OK) {
         *settings_p = set;

@@ -17,6 +17,7 @@ typedef struct loom_ckpt_settings {
     unsigned keep;              /* 0: all */
     int zstd_level;             /* 0: none */
     uint64_t staging_bytes;
+    loom_ckpt_track_mode_t track;   /* never DEFAULT */
 } loom_ckpt_settings_t;
 
 loom_status_t loom_ckpt_settings_resolve(const loom_ckpt_options_t *opts,

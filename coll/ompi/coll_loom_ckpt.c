@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static char *loom_ckpt_param[4];
+static char *loom_ckpt_param[5];
 
 static loom_ckpt_hook_t *loom_ckpt_find_hook(void)
 {
@@ -64,6 +64,10 @@ int mca_coll_loom_ckpt_register(void)
           "empty: none" },
         { "ckpt_staging", "libloom-ckpt: bytes an asynchronous save may stage before "
           "it waits (as LOOM_CKPT_STAGING); empty: 64m" },
+        { "ckpt_track", "libloom-ckpt: how a save finds the chunks that may have "
+          "changed: auto, writes (the kernel tracks written pages), marks "
+          "(loom_ckpt_touch only) or none (hash everything) (as LOOM_CKPT_TRACK); "
+          "empty: auto" },
     };
     static const struct {
         const char *name, *help;
@@ -110,7 +114,7 @@ int mca_coll_loom_ckpt_register(void)
     /* Hand the values to the library, if it is in this process. */
     loom_ckpt_hook_t *h = loom_ckpt_find_hook();
     if (h != NULL) {
-        char *fields[] = { h->chunk_size, h->keep, h->compress, h->staging };
+        char *fields[] = { h->chunk_size, h->keep, h->compress, h->staging, h->track };
         for (i = 0; i < sizeof(fields) / sizeof(fields[0]); ++i) {
             snprintf(fields[i], sizeof(h->keep), "%s",
                      loom_ckpt_param[i] ? loom_ckpt_param[i] : "");

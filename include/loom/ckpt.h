@@ -68,6 +68,25 @@ typedef struct loom_ckpt_region {
     uint64_t global_size;
 } loom_ckpt_region_t;
 
+/* How a save finds the chunks that may have changed; only those are
+ * hashed (a chunk whose hash is unchanged is not written either way).
+ *   AUTO    WRITES when the kernel can track writes, else NONE.
+ *   WRITES  the kernel reports the pages written since the last save,
+ *           including writes the kernel makes for the process (read(),
+ *           MPI receives); Linux 6.7+ userfaultfd write-protection.
+ *           Pages discarded with madvise(MADV_DONTNEED/MADV_FREE) are not
+ *           seen: loom_ckpt_touch them.
+ *   MARKS   only the ranges the application passes to loom_ckpt_touch;
+ *           anything changed and not touched is NOT saved.
+ *   NONE    every chunk is hashed at every save. */
+typedef enum loom_ckpt_track_mode {
+    LOOM_CKPT_TRACK_DEFAULT = 0,    /* options only: LOOM_CKPT_TRACK, else AUTO */
+    LOOM_CKPT_TRACK_AUTO    = 1,
+    LOOM_CKPT_TRACK_WRITES  = 2,
+    LOOM_CKPT_TRACK_MARKS   = 3,
+    LOOM_CKPT_TRACK_NONE    = 4
+} loom_ckpt_track_mode_t;
+
 typedef struct loom_ckpt_options {
     size_t chunk_size;          /* bytes; 0: LOOM_CKPT_CHUNK_SIZE or 1 MiB */
     unsigned file_mode;         /* 0: 0600 */
@@ -77,6 +96,7 @@ typedef struct loom_ckpt_options {
     int zstd_level;             /* chunk compression: 1..19; -1: none;
                                  * 0: LOOM_CKPT_COMPRESS (default none) */
     const loom_ckpt_io_t *io;   /* NULL: the POSIX file system */
+    loom_ckpt_track_mode_t track; /* 0: LOOM_CKPT_TRACK or auto */
 } loom_ckpt_options_t;
 
 /* What the saves of this context did, summed over its lifetime. */
@@ -91,6 +111,10 @@ typedef struct loom_ckpt_stats {
     uint64_t chunks_deleted;    /* no longer referenced by any step */
     uint64_t staging_peak;      /* most bytes staged at once (async) */
     uint64_t stall_ns;          /* time save_async waited for staging room */
+    uint64_t chunks_hashed;     /* candidates of change tracking, hashed */
+    uint64_t chunks_clean;      /* skipped unhashed: tracking saw no change */
+    loom_ckpt_track_mode_t track; /* the tracking in effect (never AUTO):
+                                 * NONE when the kernel could not track */
 } loom_ckpt_stats_t;
 
 /* Opens (creating it if needed) a checkpoint directory.  coord may be
@@ -106,15 +130,24 @@ loom_status_t loom_ckpt_open(const char *dir, const loom_ckpt_coord_t *coord,
 loom_status_t loom_ckpt_register(loom_ckpt_t *ckpt,
                                  const loom_ckpt_region_t *region);
 
+/* Declares that bytes [offset, offset + len) of region `name` changed
+ * (clamped to the region): the next save hashes their chunks.  Needed in
+ * LOOM_CKPT_TRACK_MARKS mode for every change; harmless in the others.
+ * Not concurrently with a save of the same context.
+ * LOOM_ERR_NOT_FOUND when no region has that name. */
+loom_status_t loom_ckpt_touch(loom_ckpt_t *ckpt, const char *name,
+                              uint64_t offset, uint64_t len);
+
 /* Saves every registered region as step `step` and commits it.
  * Collective.  LOOM_OK only once the commit record is durable; on an
  * error no rank commits and the previous committed step stays. */
 loom_status_t loom_ckpt_save(loom_ckpt_t *ckpt, uint64_t step);
 
-/* Starts saving step `step` and returns LOOM_INPROGRESS once the changed
- * chunks are copied to the staging area (bounded by staging_bytes; when it
- * is full, the call waits for the background writer: a stall, counted in
- * stall_ns).  The regions may change as soon as it returns.  The step is
+/* Starts saving step `step` and returns LOOM_INPROGRESS once the chunks
+ * that change tracking names as candidates are copied to the staging area
+ * (bounded by staging_bytes; when it is full, the call waits for the
+ * background writer: a stall, counted in stall_ns).  The writer hashes
+ * them, drops the unchanged ones and writes the rest.  The regions may change as soon as it returns.  The step is
  * committed by loom_ckpt_wait, which every rank must call; a later save,
  * save_async or restore calls it first.  Collective. */
 loom_status_t loom_ckpt_save_async(loom_ckpt_t *ckpt, uint64_t step);
