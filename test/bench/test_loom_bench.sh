@@ -61,7 +61,7 @@ awk -F, 'NR > 1 && $7 != "loom" && $15 != 0 { bad = 1 } END { exit bad }' "$csv"
     fail "a default row ran on Loom"
 # Loom names the algorithm it ran; in cvar mode the default's calls were
 # handed down because coll_loom_enable was 0.
-algs='^(ring|recursive_doubling|rabenseifner|double_binary_tree)(\+[a-z_]+)*$'
+algs='^(ring|recursive_doubling|rabenseifner|double_binary_tree|shm)(\+[a-z_]+)*$'
 awk -F, -v re="$algs" 'NR > 1 && $7 == "loom" && $14 !~ re { bad = 1 } END { exit bad }' \
     "$csv" || fail "a loom row without an algorithm Loom names"
 if grep -q '^# default: .*coll_loom_enable switched' "$tmp/sweep.out"; then
