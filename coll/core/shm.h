@@ -45,6 +45,7 @@ typedef struct loom_shm_params {
     int                 rank;        /* this rank, 0 .. size-1 */
     size_t              slot_bytes;  /* per rank and segment; a multiple of 64 */
     int                 depth;       /* slots per rank: segments in flight */
+    int                 spins;       /* polls before each idle call; 0: 256 */
     loom_shm_idle_fn_t  idle;        /* NULL: sched_yield() */
     void                *idle_ctx;
 } loom_shm_params_t;

@@ -84,6 +84,9 @@ static loom_shm_t *loom_shm_attach_module(mca_coll_loom_module_t *module)
     loom_shm_params_t params = {
         .size = ompi_comm_size(comm), .rank = ompi_comm_rank(comm),
         .slot_bytes = cfg->shm_slot, .depth = cfg->shm_depth,
+        /* More ranks than cores (mpi_yield_when_idle): a peer this rank
+         * waits for is likely waiting for this core, so give it up soon. */
+        .spins = opal_progress_yield_when_idle ? 16 : 0,
         .idle = loom_shm_idle, .idle_ctx = module,
     };
     char name[64] = "";
