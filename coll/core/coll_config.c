@@ -133,7 +133,7 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, shm_min_bytes),
     },
     {
-        .name = "shm_slot", .type = LOOM_CONFIG_SIZE, .default_value = "131072",
+        .name = "shm_slot", .type = LOOM_CONFIG_SIZE, .default_value = "524288",
         .min = 4096, .max = 1L << 30,
         .help = "Bytes per rank of one pipeline segment in the shared segment, a "
                 "multiple of 64: small enough that a segment stays in the last-level "
