@@ -40,6 +40,18 @@ run_layout() {
               timeout 60 "$MPIRUN" -np "$np" hostname | sort)
         [ "$got" = "$want" ] || { echo "FAIL: ranks on the nodes:" $got "; expected:" $want >&2; exit 1; }
         echo "ranks per node as laid out:" $(echo "$got" | uniq -c | awk "{ print \$2 \"=\" \$1 }")
+        # loom-topo job sees the same: each rank on its node, nodes in racks.
+        map=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 \
+              "$MPIRUN" -np "$np" "$3" job --topology "$LOOM_CLUSTER_TOPOLOGY") ||
+            { echo "FAIL: loom-topo job: $map" >&2; exit 1; }
+        got=$(echo "$map" | awk "/^  switch / { r = \$2 } /^    node / { print r, \$2, \$4 }")
+        want=$(awk "BEGIN { lo = 0 } FNR == NR { sub(/SwitchName=/, \"\", \$1); sub(/Nodes=/, \"\", \$2);
+                               n = split(\$2, m, \",\"); for (i = 1; i <= n; i++) rack[m[i]] = \$1; next }
+                    { split(\$2, s, \"=\"); hi = lo + s[2] - 1;
+                      print rack[\$1], \$1, (hi > lo ? lo \"-\" hi : lo); lo = hi + 1 }" \
+               "$LOOM_CLUSTER_TOPOLOGY" "$LOOM_CLUSTER_DIR/hostfile")
+        [ "$got" = "$want" ] || { echo "FAIL: loom-topo job printed:"; echo "$map"; echo "expected rack node ranks:"; echo "$want"; exit 1; } >&2
+        echo "loom-topo job: the same racks, nodes and ranks"
         for p in $progs; do
             s=$(date +%s)
             if $SHELL "$run" "test/mpi/$p.np$np.shm.mpitest" >"$LOOM_CLUSTER_DIR/$p.log" 2>&1; then
@@ -51,7 +63,7 @@ run_layout() {
             fi
         done
         [ -z "$failed" ] || { echo "check-cluster: failed:$failed" >&2; exit 1; }
-    ' "$np" "$src/test/mpi/run.sh" "$progs"
+    ' "$np" "$src/test/mpi/run.sh" "$progs" "$top/loom-topo"
 }
 
 status=0
