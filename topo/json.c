@@ -87,7 +87,8 @@ static loom_status_t each_hostlist(loom_topo_t *topo, size_t sw, json_t *v, int 
     return LOOM_OK;
 }
 
-static loom_status_t get_number(json_t *obj, const char *key, double min_excl, double *out,
+/* obj[key], when present, must be a number > 0, or >= 0 when zero_ok. */
+static loom_status_t get_number(json_t *obj, const char *key, int zero_ok, double *out,
                                 topo_where_t *where)
 {
     json_t *v = json_object_get(obj, key);
@@ -95,12 +96,13 @@ static loom_status_t get_number(json_t *obj, const char *key, double min_excl, d
     if (v == NULL) {
         return LOOM_OK;
     }
-    if (!json_is_number(v) || json_number_value(v) <= min_excl) {
+    double x = json_is_number(v) ? json_number_value(v) : -1;
+    if (!json_is_number(v) || x < 0 || (x == 0 && !zero_ok)) {
         return topo_where_fail(where, "\"%s\": expected a number %s, found %s", key,
-                               min_excl < 0 ? ">= 0" : "> 0",
+                               zero_ok ? ">= 0" : "> 0",
                                json_is_number(v) ? "a value out of range" : type_name(v));
     }
-    *out = json_number_value(v);
+    *out = x;
     return LOOM_OK;
 }
 
@@ -132,7 +134,7 @@ static loom_status_t read_links(loom_topo_t *topo, json_t *links, topo_where_t *
             st = get_number(lk, "bandwidth_gbps", 0, &topo->links[l].bandwidth_gbps, where);
         }
         if (st == LOOM_OK) {
-            st = get_number(lk, "latency_us", -1e-300, &topo->links[l].latency_us, where);
+            st = get_number(lk, "latency_us", 1, &topo->links[l].latency_us, where);
         }
     }
     return st;

@@ -256,6 +256,12 @@ START_TEST(test_json_flat)
     ck_assert_int_eq(loom_topo_node_level(topo, 0, 2), LOOM_TOPO_LEVEL_RACK);
     ck_assert_uint_eq(loom_topo_rack_count(topo), 1);
     loom_topo_destroy(topo);
+    /* A latency of 0 is a value (no added delay), not an error. */
+    ck_assert_int_eq(loom_topo_parse_json("{\"loom_topology\": 1, \"nodes\": [{\"name\": "
+                                          "\"h\"}], \"links\": {\"node\": {\"latency_us\": 0}}}",
+                                          "f.json", &topo, &err), LOOM_OK);
+    ck_assert_double_eq(topo->links[LOOM_TOPO_LEVEL_NODE].latency_us, 0);
+    loom_topo_destroy(topo);
 }
 END_TEST
 
@@ -282,6 +288,9 @@ static const struct {
       "t.json: links: unknown key \"core\"; expected \"node\", \"rack\" or \"spine\"", 0 },
     { J("\"links\": {\"rack\": {\"bandwidth_gbps\": -1}}"),
       "t.json: links.rack: \"bandwidth_gbps\": expected a number > 0, found a value out "
+      "of range", 0 },
+    { J("\"links\": {\"node\": {\"bandwidth_gbps\": 0}}"),
+      "t.json: links.node: \"bandwidth_gbps\": expected a number > 0, found a value out "
       "of range", 0 },
     { J("\"links\": {\"rack\": {\"latency_us\": \"20\"}}"),
       "t.json: links.rack: \"latency_us\": expected a number >= 0, found a string", 0 },
