@@ -3,8 +3,8 @@
 # a network namespace, wired through a fabric namespace (a bridge per rack,
 # a spine bridge, capped links), then COMMAND runs with an mpirun that
 # launches across the nodes.  Everything is torn down on exit, whatever
-# happens.  Facts behind the choices: ../../../shared/CLUSTER_EMULATION.md
-# (in the repository: docs/topology.md, "The emulated cluster").
+# happens.  Why it is built this way: docs/topology.md, "The emulated
+# cluster".
 #
 #   test/cluster/cluster.sh [options] -- COMMAND [ARGS...]
 #
@@ -83,8 +83,11 @@ if ip netns list | grep -q "^$pfx-"; then
 fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/loom-cluster.XXXXXX") || exit 1
 
+child=
 teardown() {
     t0=$(date +%s.%N)
+    # COMMAND first (on a signal it is still running), then the nodes.
+    [ -z "$child" ] || kill -TERM "$child" 2>/dev/null
     for ns in $(ip netns list | awk -v p="^$pfx-" '$1 ~ p { print $1 }'); do
         for pid in $(ip netns pids "$ns" 2>/dev/null); do
             kill -9 "$pid" 2>/dev/null
@@ -218,4 +221,11 @@ echo "cluster.sh: $nodes nodes, $np slots, $racks racks ($racks_text) node links
 LOOM_CLUSTER_MPIRUN=$dir/mpirun LOOM_CLUSTER_NP=$np LOOM_CLUSTER_TOPOLOGY=$dir/topology.conf \
 LOOM_CLUSTER_DIR=$dir
 export LOOM_CLUSTER_MPIRUN LOOM_CLUSTER_NP LOOM_CLUSTER_TOPOLOGY LOOM_CLUSTER_DIR
-"$@"
+# In the background so that a signal reaches the traps at once, and the
+# tear-down can stop COMMAND too.
+"$@" </dev/null &
+child=$!
+wait "$child"
+status=$?
+child=
+exit $status
