@@ -2,7 +2,7 @@
 # Install the Debian packages Loom needs, only those that are missing.
 set -euo pipefail
 pkgs=(autoconf automake libtool pkg-config make gcc
-      libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev libxxhash-dev libzstd-dev check libsubunit-dev
+      libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev libjansson-dev libxxhash-dev libzstd-dev check libsubunit-dev
       libopenblas-dev zlib1g-dev dataset-fashion-mnist python3-mpi4py python3-numpy
       gnuplot-nox)
 missing=()
