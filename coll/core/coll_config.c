@@ -94,7 +94,7 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, reduce_scatter_segment),
     },
     {
-        .name = "reduce_scatter_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "1024",
+        .name = "reduce_scatter_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "8192",
         .min = 0, .max = 1L << 30,
         .help = "Reduce_scatter and reduce_scatter_block calls reducing fewer "
                 "bytes than this in all (every block together) on a "
