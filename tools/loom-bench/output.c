@@ -221,9 +221,10 @@ int loom_bench_output_csv(const char *path, const loom_bench_run_info_t *info,
             "memcpy_gbs,memcpy_frac\n");
     for (i = 0; i < nsizes * info->cmp->count; ++i) {
         r = &results[i];
-        /* %g for the fraction: at 8 bytes it is far below 0.0001, and a
-         * positive value must not print as 0, which means "none". */
-        fprintf(f, "%s,%s,%s,%d,%zu,%zu,%s,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%s,%llu,%s,%lld,"
+        /* %g for the bandwidths and the fraction: at 8 bytes they are far
+         * below 0.0001 (more so on a loaded machine), and a positive value
+         * must not print as 0, which means "none". */
+        fprintf(f, "%s,%s,%s,%d,%zu,%zu,%s,%.3f,%.3f,%.3f,%.6g,%.6g,%.4f,%s,%llu,%s,%lld,"
                 "%.4f,%.6g\n",
                 o->coll->name, o->dtype->name, o->op->name, info->nranks, r->bytes, r->count,
                 loom_bench_contender_name(info, r->contender), r->median * 1e6, r->min * 1e6,
