@@ -16,11 +16,6 @@
 
 #include <string.h>
 
-static size_t loom_shm_block_bytes(const loom_coll_args_t *args, int q)
-{
-    return (args->counts != NULL ? args->counts[q] : args->count) * args->elem_size;
-}
-
 static size_t loom_shm_block_offset(const loom_coll_args_t *args, int q)
 {
     if (args->displs != NULL) {
@@ -29,31 +24,19 @@ static size_t loom_shm_block_offset(const loom_coll_args_t *args, int q)
     return (size_t)q * args->count * args->elem_size;
 }
 
-/* Bytes of piece k of a block of len bytes. */
-static size_t loom_shm_piece(size_t len, size_t off)
-{
-    return off < len ? len - off : 0;
-}
-
 void loom_shm_allgather(loom_shm_t *shm, const loom_coll_args_t *args)
 {
     const int p = shm->params.size, r = shm->params.rank;
     const size_t seg = shm->params.slot_bytes;
     char *out = args->recvbuf;
     const char *mine = args->in_place ? out + loom_shm_block_offset(args, r) : args->sendbuf;
-    size_t off, longest = 0, n;
+    size_t off, longest = loom_shm_longest_block(args, p), n;
     uint64_t g;
     int q;
 
-    for (q = 0; q < p; ++q) {
-        size_t len = loom_shm_block_bytes(args, q);
-
-        longest = len > longest ? len : longest;
-    }
     for (off = 0; off < longest; off += seg) {
         g = shm->next_seg++;
-        n = loom_shm_piece(loom_shm_block_bytes(args, r), off);
-        n = n < seg ? n : seg;
+        n = loom_shm_piece(loom_shm_block_bytes(args, r), off, seg);
         loom_shm_wait_slot(shm, g);
         if (n > 0) {
             memcpy(loom_shm_slot(shm, r, g), mine + off, n);
@@ -65,8 +48,7 @@ void loom_shm_allgather(loom_shm_t *shm, const loom_coll_args_t *args)
         for (q = 1; q < p; ++q) {
             int from = (r + q) % p;
 
-            n = loom_shm_piece(loom_shm_block_bytes(args, from), off);
-            n = n < seg ? n : seg;
+            n = loom_shm_piece(loom_shm_block_bytes(args, from), off, seg);
             if (n == 0) {
                 continue; /* its block ended: nothing to wait for */
             }

@@ -22,18 +22,13 @@
 
 #include <string.h>
 
-static size_t loom_rs_block_bytes(const loom_coll_args_t *args, int q)
-{
-    return (args->counts != NULL ? args->counts[q] : args->count) * args->elem_size;
-}
-
 void loom_shm_reduce_scatter(loom_shm_t *shm, const loom_coll_args_t *args)
 {
     const int p = shm->params.size, r = shm->params.rank;
     const size_t es = args->elem_size;
     const char *in = args->in_place ? args->recvbuf : args->sendbuf;
     char *out = args->recvbuf;
-    size_t piece, longest = 0, off, n, at;
+    size_t piece, longest = loom_shm_longest_block(args, p), off, n, at;
     uint64_t g;
     int q, b;
 
@@ -42,31 +37,21 @@ void loom_shm_reduce_scatter(loom_shm_t *shm, const loom_coll_args_t *args)
     piece = shm->params.slot_bytes / (size_t)p;
     piece = piece >= 64 ? piece / 64 * 64 : piece;
     piece = piece / es * es;
-    for (q = 0; q < p; ++q) {
-        size_t len = loom_rs_block_bytes(args, q);
-
-        longest = len > longest ? len : longest;
-    }
     for (off = 0; off < longest; off += piece) {
         char *mine;
 
         g = shm->next_seg++;
         mine = loom_shm_slot(shm, r, g);
         loom_shm_wait_slot(shm, g);
-        for (b = 0, at = 0; b < p; at += loom_rs_block_bytes(args, b), ++b) {
-            size_t len = loom_rs_block_bytes(args, b);
-
-            n = off < len ? len - off : 0;
-            n = n < piece ? n : piece;
+        for (b = 0, at = 0; b < p; at += loom_shm_block_bytes(args, b), ++b) {
+            n = loom_shm_piece(loom_shm_block_bytes(args, b), off, piece);
             if (n > 0) {
                 memcpy(mine + (size_t)b * piece, in + at + off, n);
             }
         }
         loom_shm_publish(shm, LOOM_SHM_ARRIVED, g + 1);
 
-        n = loom_rs_block_bytes(args, r);
-        n = off < n ? n - off : 0;
-        n = n < piece ? n : piece;
+        n = loom_shm_piece(loom_shm_block_bytes(args, r), off, piece);
         if (n > 0) {
             memcpy(out + off, mine + (size_t)r * piece, n);
         }

@@ -32,6 +32,35 @@ static inline char *loom_shm_slot(const loom_shm_t *shm, int rank, uint64_t g)
     return shm->slots + index * shm->params.slot_bytes;
 }
 
+/* Bytes of rank q's block in a call with one block per rank (allgather,
+ * reduce_scatter): args->counts[q] elements, or args->count each. */
+static inline size_t loom_shm_block_bytes(const loom_coll_args_t *args, int q)
+{
+    return (args->counts != NULL ? args->counts[q] : args->count) * args->elem_size;
+}
+
+/* The largest block: the pieces of a call follow it. */
+static inline size_t loom_shm_longest_block(const loom_coll_args_t *args, int p)
+{
+    size_t longest = 0, len;
+    int q;
+
+    for (q = 0; q < p; ++q) {
+        len = loom_shm_block_bytes(args, q);
+        longest = len > longest ? len : longest;
+    }
+    return longest;
+}
+
+/* Bytes of the piece at off, at most piece long, of a block of len bytes
+ * (0 once a shorter block has ended). */
+static inline size_t loom_shm_piece(size_t len, size_t off, size_t piece)
+{
+    size_t n = off < len ? len - off : 0;
+
+    return n < piece ? n : piece;
+}
+
 /* Makes this rank's writes before it visible to whoever sees value. */
 void loom_shm_publish(loom_shm_t *shm, loom_shm_counter_t counter, uint64_t value);
 

@@ -193,12 +193,15 @@ typedef void (*mca_coll_loom_shm_fn_t)(loom_shm_t *shm, const loom_coll_args_t *
 void mca_coll_loom_shm_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *op,
                            mca_coll_loom_shm_fn_t fn, const mca_coll_loom_shm_run_t *run);
 
-/* The node's shared segment for a blocking call of bytes (the same on
- * every rank), attaching it at the first such call; NULL: use messages.
- * forced: the settings or a rule chose an algorithm, which then runs.
- * Says so once per size class of *explained at verbose level info. */
-loom_shm_t *mca_coll_loom_shm(mca_coll_loom_module_t *module, const char *coll,
-                              uint64_t *explained, size_t bytes, int forced);
+/* Whether a blocking call goes through the node's shared segment, on
+ * info->bytes (the same on every rank), attaching the segment at the first
+ * such call.  1: run->shm and run->args are set and info names "shm";
+ * 0: use messages.  forced: the settings or a rule chose an algorithm,
+ * which then runs.  Says so once per size class of *explained at verbose
+ * level info. */
+int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, uint64_t *explained, int forced,
+                           const loom_coll_args_t *args, mca_coll_loom_op_t *info,
+                           mca_coll_loom_shm_run_t *run);
 
 /* The one conversion from Loom statuses to Open MPI error codes. */
 int mca_coll_loom_status_to_ompi(loom_status_t status);

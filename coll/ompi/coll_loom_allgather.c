@@ -143,13 +143,8 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     };
     if (shm_run != NULL) {
         loom_allgather_select(&c->config, module->team->size, total, &choice);
-        shm_run->shm = mca_coll_loom_shm(module, info->coll,
-                                         &module->team->explained_allgather, total,
-                                         choice.forced);
-        if (shm_run->shm != NULL) {
-            shm_run->args = args;
-            info->alg = "shm";
-            info->alg_index = LOOM_COLL_ALG_SHM;
+        if (mca_coll_loom_shm_take(module, &module->team->explained_allgather, choice.forced,
+                                   &args, info, shm_run)) {
             *owned_p = bytes;
             *stage_p = stage;
             return LOOM_OK;

@@ -76,12 +76,8 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
     };
     if (shm_run != NULL && !args.reproducible && args.op.commutative) {
         loom_allreduce_select(&c->config, module->team->size, info->bytes, 1, &choice);
-        shm_run->shm = mca_coll_loom_shm(module, "allreduce", &module->team->explained,
-                                         info->bytes, choice.forced);
-        if (shm_run->shm != NULL) {
-            shm_run->args = args;
-            info->alg = "shm";
-            info->alg_index = LOOM_COLL_ALG_SHM;
+        if (mca_coll_loom_shm_take(module, &module->team->explained, choice.forced, &args,
+                                   info, shm_run)) {
             return LOOM_OK;
         }
     }

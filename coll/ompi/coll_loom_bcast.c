@@ -80,12 +80,8 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     };
     if (shm_run != NULL) {
         loom_bcast_select(&c->config, module->team->size, bytes, &choice);
-        shm_run->shm = mca_coll_loom_shm(module, "bcast", &module->team->explained_bcast,
-                                         bytes, choice.forced);
-        if (shm_run->shm != NULL) {
-            shm_run->args = args;
-            info->alg = "shm";
-            info->alg_index = LOOM_COLL_ALG_SHM;
+        if (mca_coll_loom_shm_take(module, &module->team->explained_bcast, choice.forced,
+                                   &args, info, shm_run)) {
             *stage_p = stage;
             return LOOM_OK;
         }
@@ -149,12 +145,8 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
     };
     if (shm_run != NULL && !args.reproducible && args.op.commutative) {
         loom_reduce_select(&c->config, module->team->size, info->bytes, 1, &choice);
-        shm_run->shm = mca_coll_loom_shm(module, "reduce", &module->team->explained_reduce,
-                                         info->bytes, choice.forced);
-        if (shm_run->shm != NULL) {
-            shm_run->args = args;
-            info->alg = "shm";
-            info->alg_index = LOOM_COLL_ALG_SHM;
+        if (mca_coll_loom_shm_take(module, &module->team->explained_reduce, choice.forced,
+                                   &args, info, shm_run)) {
             return LOOM_OK;
         }
     }

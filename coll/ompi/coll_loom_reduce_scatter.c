@@ -87,13 +87,8 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     if (shm_run != NULL && !args.reproducible && args.op.commutative &&
         c->config.shm_slot / (size_t)p >= esize && !(args.in_place && counts != NULL)) {
         loom_reduce_scatter_select(&c->config, p, info->bytes, 1, &choice);
-        shm_run->shm = mca_coll_loom_shm(module, info->coll,
-                                         &module->team->explained_reduce_scatter, info->bytes,
-                                         choice.forced);
-        if (shm_run->shm != NULL) {
-            shm_run->args = args;
-            info->alg = "shm";
-            info->alg_index = LOOM_COLL_ALG_SHM;
+        if (mca_coll_loom_shm_take(module, &module->team->explained_reduce_scatter,
+                                   choice.forced, &args, info, shm_run)) {
             *owned_p = counts;
             return LOOM_OK;
         }

@@ -124,22 +124,28 @@ static loom_shm_t *loom_shm_attach_module(mca_coll_loom_module_t *module)
     return shm;
 }
 
-loom_shm_t *mca_coll_loom_shm(mca_coll_loom_module_t *module, const char *coll,
-                              uint64_t *explained, size_t bytes, int forced)
+int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, uint64_t *explained, int forced,
+                           const loom_coll_args_t *args, mca_coll_loom_op_t *info,
+                           mca_coll_loom_shm_run_t *run)
 {
     const loom_coll_config_t *cfg = &mca_coll_loom_component.config;
 
+    run->shm = NULL;
     if (module->team == NULL || module->shm_failed ||
-        !loom_shm_applies(module->team, cfg, bytes, forced)) {
-        return NULL;
+        !loom_shm_applies(module->team, cfg, info->bytes, forced)) {
+        return 0;
     }
     if (module->shm == NULL) {
         module->shm = loom_shm_attach_module(module);
         if (module->shm == NULL) {
             module->shm_failed = 1;
-            return NULL;
+            return 0;
         }
     }
-    loom_shm_explain(module->team, explained, coll, bytes);
-    return module->shm;
+    loom_shm_explain(module->team, explained, info->coll, info->bytes);
+    run->shm = module->shm;
+    run->args = *args;
+    info->alg = "shm";
+    info->alg_index = LOOM_COLL_ALG_SHM;
+    return 1;
 }
