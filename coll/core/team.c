@@ -5,6 +5,27 @@
 
 #include <stdlib.h>
 
+/* Dense rack numbers the same way.  A rack holds whole nodes: a rank
+ * whose key disagrees with the first rank of its node follows that rank,
+ * so a hierarchy never splits a node. */
+static void loom_team_number_racks(loom_team_t *team, const uint64_t *rack_keys)
+{
+    int i, j;
+
+    for (i = 0; i < team->size; ++i) {
+        for (j = 0; j < i && team->node_of[j] != team->node_of[i]; ++j) {
+        }
+        if (j < i) {
+            team->rack_of[i] = team->rack_of[j];
+            continue;
+        }
+        for (j = 0; j < i && rack_keys != NULL && rack_keys[j] != rack_keys[i]; ++j) {
+        }
+        team->rack_of[i] = rack_keys != NULL && j < i ? team->rack_of[j]
+                         : rack_keys != NULL || i == 0 ? team->num_racks++ : 0;
+    }
+}
+
 loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **team_p)
 {
     loom_team_t *team;
@@ -29,7 +50,8 @@ loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **t
     pthread_mutex_init(&team->spare_lock, NULL);
     team->peers   = malloc(sizeof(*team->peers) * (size_t)params->size);
     team->node_of = malloc(sizeof(*team->node_of) * (size_t)params->size);
-    if (team->peers == NULL || team->node_of == NULL) {
+    team->rack_of = malloc(sizeof(*team->rack_of) * (size_t)params->size);
+    if (team->peers == NULL || team->node_of == NULL || team->rack_of == NULL) {
         loom_team_destroy(team);
         return LOOM_ERR_NO_MEMORY;
     }
@@ -41,6 +63,7 @@ loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **t
     for (i = 0; i < params->size; ++i) {
         team->peers[i] = params->peers[i];
         team->node_of[i] = -1;
+        team->rack_of[i] = -1;
     }
 
     /* Dense node numbers in order of first appearance by rank: every rank
@@ -58,6 +81,7 @@ loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **t
             team->node_of[i] = team->num_nodes++;
         }
     }
+    loom_team_number_racks(team, params->rack_keys);
 
     *team_p = team;
     return LOOM_OK;
@@ -71,6 +95,7 @@ void loom_team_destroy(loom_team_t *team)
     loom_sched_free_spares(team);
     pthread_mutex_destroy(&team->spare_lock);
     free(team->node_of);
+    free(team->rack_of);
     free(team->peers);
     free(team);
 }

@@ -20,6 +20,7 @@ typedef struct loom_team_params {
     loom_transport_t    *transport;
     const int           *peers;       /* size entries: transport peer of each rank */
     const uint64_t      *node_keys;   /* size entries: equal keys = same node; NULL = one node each */
+    const uint64_t      *rack_keys;   /* size entries: equal keys = same rack; NULL = one rack for all */
     uint32_t            context_id;   /* at most LOOM_TAG_MAX_CONTEXT */
 } loom_team_params_t;
 
@@ -30,6 +31,9 @@ typedef struct loom_team {
     int                 *peers;
     int                 *node_of;     /* dense node index of each rank, by first appearance */
     int                 num_nodes;
+    int                 *rack_of;     /* dense rack index of each rank, by first appearance;
+                                       * a node's ranks share its first rank's rack */
+    int                 num_racks;
     uint32_t            context_id;
     uint32_t            next_seq;     /* sequence number of the next collective */
     struct loom_sched   *spare_scheds;/* finished schedules kept for reuse */

@@ -43,6 +43,8 @@ START_TEST(test_team_nodes)
     ck_assert_int_eq(team->node_of[3], 2);
     ck_assert_int_eq(team->node_of[4], 1);
     ck_assert_int_eq(team->peers[5], 15);
+    ck_assert_int_eq(team->num_racks, 1);
+    ck_assert_int_eq(team->rack_of[3], 0);
     ck_assert_uint_eq(loom_team_next_seq(team), 0);
     ck_assert_uint_eq(loom_team_next_seq(team), 1);
     loom_team_destroy(team);
@@ -52,6 +54,30 @@ START_TEST(test_team_nodes)
     params.rank = 0;
     params.context_id = LOOM_TAG_MAX_CONTEXT + 1;
     ck_assert_int_eq(loom_team_create(&params, &team), LOOM_ERR_INVALID_PARAM);
+}
+END_TEST
+
+/* Racks number like nodes, and a rank whose rack key disagrees with the
+ * first rank of its node follows that rank: a rack never splits a node. */
+START_TEST(test_team_racks)
+{
+    const uint64_t nodes[6] = { 77, 12, 77, 99, 12, 55 };
+    const uint64_t racks[6] = { 5, 8, 6, 5, 8, 8 };
+    const int peers[6] = { 0, 1, 2, 3, 4, 5 };
+    loom_team_params_t params = { .size = 6, .rank = 1, .peers = peers,
+                                  .node_keys = nodes, .rack_keys = racks };
+    loom_team_t *team;
+
+    ck_assert_int_eq(loom_team_create(&params, &team), LOOM_OK);
+    ck_assert_int_eq(team->num_nodes, 4);
+    ck_assert_int_eq(team->num_racks, 2);
+    ck_assert_int_eq(team->rack_of[0], 0);
+    ck_assert_int_eq(team->rack_of[1], 1);
+    ck_assert_int_eq(team->rack_of[2], 0); /* key 6, but node 77 is in rack 0 */
+    ck_assert_int_eq(team->rack_of[3], 0);
+    ck_assert_int_eq(team->rack_of[4], 1);
+    ck_assert_int_eq(team->rack_of[5], 1);
+    loom_team_destroy(team);
 }
 END_TEST
 
@@ -329,6 +355,7 @@ int main(void)
 
     tcase_add_test(tc, test_tag_fields);
     tcase_add_test(tc, test_team_nodes);
+    tcase_add_test(tc, test_team_racks);
     tcase_add_test(tc, test_sched_tags_and_deps);
     tcase_add_test(tc, test_sched_deadlock_detected);
     tcase_add_test(tc, test_sched_size_mismatch);

@@ -192,7 +192,7 @@ static int vf_setup(vf_t *vf)
     const loom_verify_params_t *pa = vf->params;
     uint64_t mix = vf_mix64(pa->seed ^ UINT64_C(0xC0FFEE));
     int *peers = malloc(sizeof(int) * (size_t)vf->p);
-    uint64_t *keys = NULL;
+    uint64_t *keys = NULL, *rack_keys = NULL;
     loom_team_params_t tp = {
         .size = vf->p, .peers = peers, .transport = NULL,  /* never called */
         .context_id = (uint32_t)(mix & LOOM_TAG_MAX_CONTEXT),
@@ -214,6 +214,16 @@ static int vf_setup(vf_t *vf)
         }
         tp.node_keys = keys;
     }
+    if (pa->rack_of != NULL) {
+        rack_keys = malloc(sizeof(*rack_keys) * (size_t)vf->p);
+        if (rack_keys == NULL) {
+            goto out;
+        }
+        for (r = 0; r < vf->p; ++r) {
+            rack_keys[r] = (uint64_t)pa->rack_of[r] * 104729u + 5u;
+        }
+        tp.rack_keys = rack_keys;
+    }
     for (r = 0; r < vf->p; ++r) {
         peers[r] = r;
     }
@@ -224,6 +234,7 @@ static int vf_setup(vf_t *vf)
     }
     rc = 0;
 out:
+    free(rack_keys);
     free(keys);
     free(peers);
     return rc;

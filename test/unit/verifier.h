@@ -90,6 +90,8 @@ typedef struct loom_verify_params {
     int                 ranks_per_node;  /* 0: every rank on a node of its own */
     const int           *node_of;        /* nranks entries: node of each rank (any
                                           * layout); NULL: ranks_per_node decides */
+    const int           *rack_of;        /* nranks entries: rack of each rank (a node's
+                                          * ranks share one); NULL: one rack */
     uint64_t            seed;            /* inputs, context id, sequence number, order */
     loom_verify_order_t order;
 } loom_verify_params_t;
