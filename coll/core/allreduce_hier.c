@@ -28,6 +28,7 @@
  * bitwise identical.
  */
 #include "allreduce.h"
+#include "hier_layout.h"
 #include "partition.h"
 #include "sched_join.h"
 #include "tag.h"
@@ -41,9 +42,7 @@ typedef struct loom_hier {
     int             S;              /* shards */
     int             N;              /* nodes */
     int             r;              /* this team rank */
-    int             *node_size;     /* per node: its ranks */
-    int             *node_start;    /* per node: offset into node_ranks */
-    int             *node_ranks;    /* ranks grouped by node, ascending */
+    loom_hier_layout_t lay;
     int             *rs_send;       /* the ring's reduce-scatter steps, per round */
     int             *rs_red;
 } loom_hier_t;
@@ -63,12 +62,6 @@ static loom_deps_t loom_hier_deps(int a, int b, int c)
         }
     }
     return d;
-}
-
-/* The rank of node `node` that owns shard s. */
-static int loom_hier_owner(const loom_hier_t *h, int node, int s)
-{
-    return h->node_ranks[h->node_start[node] + s % h->node_size[node]];
 }
 
 static char *loom_hier_shard(const loom_hier_t *h, int s, size_t *bytes_p)
@@ -111,12 +104,12 @@ static int loom_hier_ring(loom_hier_t *h, int s, int done1, char *scratch)
     /* Members are the owners of s, one per node, in node order: this
      * rank is member m = its node. */
     for (m = 0; m < N; ++m) {
-        if (loom_hier_owner(h, m, s) == h->r) {
+        if (loom_hier_owner(&h->lay, m, s) == h->r) {
             break;
         }
     }
-    right = loom_hier_owner(h, (m + 1) % N, s);
-    left = loom_hier_owner(h, (m + N - 1) % N, s);
+    right = loom_hier_owner(&h->lay, (m + 1) % N, s);
+    left = loom_hier_owner(&h->lay, (m + N - 1) % N, s);
     /* Reduce-scatter ring: in round k send sub-block m-k, receive m-k-1
      * and reduce it; after N-1 rounds sub-block m+1 is final here. */
     for (k = 0; k < N - 1; ++k) {
@@ -174,43 +167,22 @@ loom_status_t loom_allreduce_hier_plan(const loom_coll_args_t *args, loom_team_t
     /* Ranks by node, the shard count (the largest node's size), per shard
      * the step-1 send and the step after which it is final here, and the
      * ring's bookkeeping. */
-    status = loom_sched_alloc_ints(h.sched, 4 * h.N + 3 * p, &ints);
+    status = loom_hier_layout_init(&h.lay, team, h.sched, 2 * p + 2 * h.N, &ints);
     if (status != LOOM_OK) {
         goto out;
     }
-    h.node_size = ints;
-    h.node_start = ints + h.N;
-    h.node_ranks = ints + 2 * h.N;
-    send1 = h.node_ranks + p;
+    send1 = ints;
     done = send1 + p;
     h.rs_send = done + p;
     h.rs_red = h.rs_send + h.N;
-    for (x = 0; x < h.N; ++x) {
-        h.node_size[x] = 0;
-    }
-    for (q = 0; q < p; ++q) {
-        ++h.node_size[team->node_of[q]];
-    }
-    for (x = 0, h.S = 0; x < h.N; ++x) {
-        h.node_start[x] = x == 0 ? 0 : h.node_start[x - 1] + h.node_size[x - 1];
-        h.S = h.node_size[x] > h.S ? h.node_size[x] : h.S;
-    }
-    for (x = 0; x < h.N; ++x) {
-        h.node_size[x] = 0; /* refilled below, as a cursor */
-    }
-    for (q = 0; q < p; ++q) {
-        x = team->node_of[q];
-        if (q == h.r) {
-            me = h.node_size[x];
-        }
-        h.node_ranks[h.node_start[x] + h.node_size[x]++] = q;
-    }
+    h.S = h.lay.max_node;
+    me = h.lay.me_local;
     /* Every step needs a tag of its own within the schedule. */
     if ((uint64_t)2 * (uint64_t)h.S * (uint64_t)h.N > LOOM_TAG_MAX_STEPS) {
         loom_sched_destroy(h.sched);
         return LOOM_ERR_UNSUPPORTED;
     }
-    l = h.node_size[me_node];
+    l = h.lay.node_size[me_node];
     for (s = me; s < h.S; s += l) {
         ++owned;
     }
@@ -226,7 +198,7 @@ loom_status_t loom_allreduce_hier_plan(const loom_coll_args_t *args, loom_team_t
 
     /* 1. Inside the node: each shard to its owner, reduced there. */
     for (s = 0, j = 0; s < h.S; ++s) {
-        o = loom_hier_owner(&h, me_node, s);
+        o = loom_hier_owner(&h.lay, me_node, s);
         data = loom_hier_shard(&h, s, &bytes);
         done[s] = -1;
         send1[s] = -1;
@@ -236,7 +208,7 @@ loom_status_t loom_allreduce_hier_plan(const loom_coll_args_t *args, loom_team_t
         }
         acc = c0;
         for (q = 0, x = 0; q < l; ++q) {
-            int from = h.node_ranks[h.node_start[me_node] + q];
+            int from = loom_hier_rank(&h.lay, me_node, q);
             char *slot = scratch + (size_t)j * (slot1 + slot2) + (size_t)x * shard_max;
 
             if (from == h.r) {
@@ -255,7 +227,7 @@ loom_status_t loom_allreduce_hier_plan(const loom_coll_args_t *args, loom_team_t
     }
     /* 3. Inside the node: each owner hands its shards to the others. */
     for (s = 0; s < h.S; ++s) {
-        o = loom_hier_owner(&h, me_node, s);
+        o = loom_hier_owner(&h.lay, me_node, s);
         data = loom_hier_shard(&h, s, &bytes);
         if (o != h.r) {
             loom_sched_recv(h.sched, o, loom_hier_tag3(&h, s), data, bytes,
@@ -263,7 +235,7 @@ loom_status_t loom_allreduce_hier_plan(const loom_coll_args_t *args, loom_team_t
             continue;
         }
         for (q = 0; q < l; ++q) {
-            int to = h.node_ranks[h.node_start[me_node] + q];
+            int to = loom_hier_rank(&h.lay, me_node, q);
 
             if (to != h.r) {
                 loom_sched_send(h.sched, to, loom_hier_tag3(&h, s), data, bytes,
