@@ -227,6 +227,37 @@ const loom_config_field_t loom_coll_config_table[] = {
         .help = "Cost model: reduction rate in MB/s of input (1/gamma)",
         .offset = offsetof(loom_coll_config_t, cost_reduce_mbs),
     },
+    {
+        .name = "cost_rack_alpha_ns", .type = LOOM_CONFIG_INT, .default_value = "5000",
+        .min = 0, .max = 100000000,
+        .help = "Cost model: time per message between two nodes of one rack, in "
+                "nanoseconds; a topology file's rack latency replaces it",
+        .offset = offsetof(loom_coll_config_t, cost_rack_alpha_ns),
+    },
+    {
+        .name = "cost_rack_bandwidth_mbs", .type = LOOM_CONFIG_INT, .default_value = "12500",
+        .min = 1, .max = 100000000,
+        .help = "Cost model: each node's network link in MB/s per direction (default "
+                "100 Gbit/s), shared by the node's ranks; a topology file's rack "
+                "bandwidth replaces it",
+        .offset = offsetof(loom_coll_config_t, cost_rack_bandwidth_mbs),
+    },
+    {
+        .name = "cost_spine_alpha_ns", .type = LOOM_CONFIG_INT, .default_value = "7000",
+        .min = 0, .max = 100000000,
+        .help = "Cost model: time per message between racks, in nanoseconds; a "
+                "topology file's spine latency replaces it",
+        .offset = offsetof(loom_coll_config_t, cost_spine_alpha_ns),
+    },
+    {
+        .name = "cost_spine_bandwidth_mbs", .type = LOOM_CONFIG_INT, .default_value = "0",
+        .min = 0, .max = 100000000,
+        .help = "Cost model: each rack's uplink to the spine in MB/s per direction, "
+                "shared by the rack's nodes; 0: as fast as the rack's node links "
+                "together (no oversubscription); a topology file's spine bandwidth "
+                "replaces it",
+        .offset = offsetof(loom_coll_config_t, cost_spine_bandwidth_mbs),
+    },
     LOOM_CONFIG_LAST
 };
 

@@ -37,6 +37,13 @@ typedef struct loom_coll_config {
     int     cost_alpha_ns;
     int     cost_bandwidth_mbs;     /* MB/s, 1 MB = 10^6 bytes */
     int     cost_reduce_mbs;
+    /* The links between nodes, for communicators that span them: each
+     * node's link (rack) and each rack's uplink to the spine (spine);
+     * a topology file's link speeds replace them (coll_loom_topology). */
+    int     cost_rack_alpha_ns;
+    int     cost_rack_bandwidth_mbs;    /* MB/s per direction of a node's link */
+    int     cost_spine_alpha_ns;
+    int     cost_spine_bandwidth_mbs;   /* MB/s per direction of a rack's uplink */
     /* Not a table entry: parsed by the adapter from coll_loom_rules or
      * coll_loom_rules_file (rules.h); NULL = no rules. */
     const struct loom_rules *rules;

@@ -55,6 +55,8 @@ typedef struct mca_coll_loom_component {
      * communicator gets a Loom module). */
     loom_ucx_t          *ucx;
     uint64_t            *node_keys;     /* per world rank: equal on one host */
+    uint64_t            *rack_keys;     /* per world rank: equal in one rack; NULL: no racks */
+    struct loom_topo    *topo;          /* coll_loom_topology as read here; NULL: none */
     uint64_t            *rules_hashes;  /* per world rank: hash of its rules, 0 = none */
     char                *rules_text;    /* MCA coll_loom_rules */
     char                *rules_file;    /* MCA coll_loom_rules_file */
@@ -176,6 +178,15 @@ int mca_coll_loom_mpit_register(void);
 
 /* libloom-ckpt's MCA parameters and MPI_T variables (coll_loom_ckpt.c). */
 int mca_coll_loom_ckpt_register(void);
+
+/* The topology file (coll_loom_topo.c): its parameter; reading it at open
+ * (returns the hash this rank publishes); the racks of every world rank
+ * after the fence, from every rank's hash and host; and freeing both. */
+int mca_coll_loom_topo_register(void);
+uint64_t mca_coll_loom_topo_open(mca_coll_loom_component_t *c);
+void mca_coll_loom_topo_racks(mca_coll_loom_component_t *c, char *const *hosts,
+                              const uint64_t *hashes);
+void mca_coll_loom_topo_close(mca_coll_loom_component_t *c);
 
 /* Component: the module a communicator gets, if any. */
 int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threads);

@@ -156,6 +156,10 @@ static int loom_register(void)
     if (ret != OMPI_SUCCESS) {
         return ret;
     }
+    ret = mca_coll_loom_topo_register();
+    if (ret < 0) {
+        return ret;
+    }
     ret = mca_coll_loom_ckpt_register();
     if (ret != OMPI_SUCCESS) {
         return ret;
@@ -176,6 +180,7 @@ static int loom_progress(void)
  * world rank 0's calibration is read; 0 there: none. */
 typedef struct loom_modex_head {
     uint64_t    hash;
+    uint64_t    topo_hash;      /* what its topology file says (coll_loom_topo.c) */
     int32_t     calib_bandwidth_mbs;
     int32_t     calib_reduce_mbs;
 } loom_modex_head_t;
@@ -264,6 +269,7 @@ static void loom_modex_head(mca_coll_loom_component_t *c, loom_modex_head_t *hea
 
     memset(head, 0, sizeof(*head));
     head->hash = c->rules != NULL ? c->rules->hash : 0;
+    head->topo_hash = mca_coll_loom_topo_open(c);
     if (!c->calibrate) {
         return;
     }
@@ -349,6 +355,7 @@ static int loom_close(void)
     }
     free(c->node_keys);
     c->node_keys = NULL;
+    mca_coll_loom_topo_close(c);
     free(c->rules_hashes);
     c->rules_hashes = NULL;
     loom_rules_destroy(c->rules);
@@ -370,10 +377,11 @@ static char *loom_host_of(int world_rank)
     return ret == OPAL_SUCCESS ? host : NULL;
 }
 
-/* Node keys of every world rank: the lowest world rank on the same host.
- * Computed once, in MPI_Init (single-threaded, after the fence), so that
- * communicator creation only reads them. */
-static int loom_compute_node_keys(mca_coll_loom_component_t *c)
+/* Node keys of every world rank: the lowest world rank on the same host;
+ * and rack keys from the topology file, when every rank read the same
+ * one (topo_hashes).  Computed once, in MPI_Init (single-threaded, after
+ * the fence), so that communicator creation only reads them. */
+static int loom_compute_node_keys(mca_coll_loom_component_t *c, const uint64_t *topo_hashes)
 {
     char **hosts = calloc((size_t)c->world_size, sizeof(char *));
     int i, j;
@@ -394,6 +402,7 @@ static int loom_compute_node_keys(mca_coll_loom_component_t *c)
             }
         }
     }
+    mca_coll_loom_topo_racks(c, hosts, topo_hashes);
     for (i = 0; i < c->world_size; ++i) {
         free(hosts[i]);
     }
@@ -422,7 +431,7 @@ static void loom_adopt_calibration(mca_coll_loom_component_t *c, const loom_mode
 /* Every world rank's hash (0: no rules, no calibration), read once from
  * the modex after the fence, so that communicator creation compares
  * without communicating; and rank 0's calibration. */
-static int loom_collect_rules_hashes(mca_coll_loom_component_t *c)
+static int loom_collect_rules_hashes(mca_coll_loom_component_t *c, uint64_t *topo_hashes)
 {
     loom_modex_head_t head;
     unsigned char *blob;
@@ -438,11 +447,13 @@ static int loom_collect_rules_hashes(mca_coll_loom_component_t *c)
             memcpy(&head, blob, LOOM_MODEX_HEAD_BYTES);
             free(blob);
             c->rules_hashes[i] = head.hash;
+            topo_hashes[i] = head.topo_hash;
             if (i == 0) {
                 loom_adopt_calibration(c, &head);
             }
         } else {
             c->rules_hashes[i] = UINT64_MAX;  /* unknown: never equal to ours */
+            topo_hashes[i] = UINT64_MAX;
         }
     }
     return OMPI_SUCCESS;
@@ -458,10 +469,16 @@ int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threa
     if (c->ucx == NULL) {
         return OMPI_ERR_NOT_AVAILABLE;
     }
-    if (loom_collect_rules_hashes(c) != OMPI_SUCCESS) {
+    uint64_t *topo_hashes = calloc((size_t)c->world_size, sizeof(uint64_t));
+    int ret;
+
+    if (topo_hashes == NULL || loom_collect_rules_hashes(c, topo_hashes) != OMPI_SUCCESS) {
+        free(topo_hashes);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    return loom_compute_node_keys(c);
+    ret = loom_compute_node_keys(c, topo_hashes);
+    free(topo_hashes);
+    return ret;
 }
 
 int mca_coll_loom_status_to_ompi(loom_status_t status)

@@ -133,7 +133,7 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
     LOOM_SAVE_PREVIOUS(module, comm, ireduce);
 
     peers = malloc(sizeof(*peers) * (size_t)size);
-    keys = malloc(sizeof(*keys) * (size_t)size);
+    keys = malloc(sizeof(*keys) * 2 * (size_t)size);
     if (peers == NULL || keys == NULL) {
         free(peers);
         free(keys);
@@ -142,10 +142,12 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
     for (i = 0; i < size; ++i) {
         peers[i] = (int)ompi_comm_peer_lookup(comm, i)->super.proc_name.vpid;
         keys[i] = c->node_keys[peers[i]];
+        keys[size + i] = c->rack_keys != NULL ? c->rack_keys[peers[i]] : 0;
     }
     params = (loom_team_params_t){
         .size = size, .rank = ompi_comm_rank(comm), .peers = peers,
-        .node_keys = keys, .context_id = comm->c_contextid,
+        .node_keys = keys, .rack_keys = c->rack_keys != NULL ? keys + size : NULL,
+        .context_id = comm->c_contextid,
         .transport = loom_ucx_transport(c->ucx),
     };
     status = loom_team_create(&params, &module->team);
@@ -154,8 +156,9 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
     if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    loom_debug("coll", "joined communicator %s (cid %u, %d ranks on %d nodes)",
-               comm->c_name, comm->c_contextid, size, module->team->num_nodes);
+    loom_debug("coll", "joined communicator %s (cid %u, %d ranks on %d nodes in %d racks)",
+               comm->c_name, comm->c_contextid, size, module->team->num_nodes,
+               module->team->num_racks);
     if (c->print_table) {
         mca_coll_loom_print_table(comm, base);
     }

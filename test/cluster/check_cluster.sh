@@ -52,6 +52,16 @@ run_layout() {
                "$LOOM_CLUSTER_TOPOLOGY" "$LOOM_CLUSTER_DIR/hostfile")
         [ "$got" = "$want" ] || { echo "FAIL: loom-topo job printed:"; echo "$map"; echo "expected rack node ranks:"; echo "$want"; exit 1; } >&2
         echo "loom-topo job: the same racks, nodes and ranks"
+        # Loom reads the same file (coll_loom_topology) and sees both racks.
+        OMPI_MCA_coll_loom_topology=$LOOM_CLUSTER_TOPOLOGY
+        export OMPI_MCA_coll_loom_topology
+        seen=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+               OMPI_MCA_mca_base_component_path=SYS_DEFAULT:$4/.libs timeout 120 \
+               "$MPIRUN" -np "$np" --mca coll_loom_priority 100 --mca coll_loom_verbose info \
+               "$4/test/mpi/mpi_hier" 2>&1) || { echo "FAIL: mpi_hier with the topology file:"; echo "$seen"; exit 1; } >&2
+        echo "$seen" | grep -q "topology file .*: 2 racks;" ||
+            { echo "FAIL: Loom did not report 2 racks from $LOOM_CLUSTER_TOPOLOGY:"; echo "$seen"; exit 1; } >&2
+        echo "coll_loom_topology: Loom sees 2 racks"
         for p in $progs; do
             s=$(date +%s)
             if $SHELL "$run" "test/mpi/$p.np$np.shm.mpitest" >"$LOOM_CLUSTER_DIR/$p.log" 2>&1; then
@@ -63,7 +73,7 @@ run_layout() {
             fi
         done
         [ -z "$failed" ] || { echo "check-cluster: failed:$failed" >&2; exit 1; }
-    ' "$np" "$src/test/mpi/run.sh" "$progs" "$top/loom-topo"
+    ' "$np" "$src/test/mpi/run.sh" "$progs" "$top/loom-topo" "$top"
 }
 
 status=0
