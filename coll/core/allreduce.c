@@ -72,13 +72,14 @@ loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *tea
     loom_allreduce_choice_t choice;
     loom_coll_args_t a = *args;
     size_t bytes = args->count * args->elem_size;
+    loom_status_t status;
 
     if (cfg->allreduce_algorithm < 0 || cfg->allreduce_algorithm >= LOOM_ALLREDUCE_ALG_COUNT) {
         loom_error("coll", "allreduce algorithm %d is not one of 0..%d",
                    cfg->allreduce_algorithm, LOOM_ALLREDUCE_ALG_COUNT - 1);
         return LOOM_ERR_INVALID_PARAM;
     }
-    loom_allreduce_select(cfg, team->size, bytes, args->op.commutative, &choice);
+    loom_allreduce_select_team(cfg, team, bytes, args->op.commutative, &choice);
     if (args->reproducible) {
         choice = (loom_allreduce_choice_t){ .alg = LOOM_ALLREDUCE_REPRODUCIBLE, .forced = 1,
                                             .next_alg = LOOM_ALLREDUCE_AUTO, .rule = -1 };
@@ -93,5 +94,18 @@ loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *tea
     if (choice_p != NULL) {
         *choice_p = choice;
     }
-    return loom_allreduce_algorithms[choice.alg].plan(&a, team, sched_p);
+    status = loom_allreduce_algorithms[choice.alg].plan(&a, team, sched_p);
+    /* The model's hierarchical choice can meet a layout its tags cannot
+     * name: the cheapest flat algorithm then runs, on every rank alike. */
+    if (status == LOOM_ERR_UNSUPPORTED && !choice.forced && choice.alg == LOOM_ALLREDUCE_HIER &&
+        choice.next_alg != LOOM_ALLREDUCE_AUTO) {
+        choice.alg = choice.next_alg;
+        choice.cost_s = choice.next_cost_s;
+        choice.next_alg = LOOM_ALLREDUCE_AUTO;
+        if (choice_p != NULL) {
+            *choice_p = choice;
+        }
+        status = loom_allreduce_algorithms[choice.alg].plan(&a, team, sched_p);
+    }
+    return status;
 }

@@ -80,6 +80,13 @@ typedef struct loom_allreduce_choice {
 void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
                            int commutative, loom_allreduce_choice_t *choice_p);
 
+/* The same for a team, whose nodes and racks the cost model sees
+ * (cost_links.h): on more than one node the flat candidates are priced
+ * with the links they cross, and the hierarchical allreduce competes. */
+void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                                size_t bytes, int commutative,
+                                loom_allreduce_choice_t *choice_p);
+
 /* Select, then build the schedule of the chosen algorithm; the choice goes
  * to *choice_p when it is not NULL.  At verbose level info, the first call
  * of each size class on a team prints the choice and why.

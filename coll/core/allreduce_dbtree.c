@@ -11,10 +11,11 @@
  *           1     5                    5     1
  *          0 2   4 6                  6 4   2 0
  *
- * Cost, s segments of n/(2s) bytes per tree: about
- * (2 log2(p) + s) (alpha + n/(2s) beta) + n/2 gamma per tree, the trees
- * running at once.  Logarithmic latency like recursive doubling, yet near
- * ring's bandwidth once pipelined: the middle ground at larger rank counts.
+ * Cost, s segments of n/(2s) bytes per tree, the trees running at once:
+ * about (2 log2(p) + s) (4 alpha + n/(2s) (4 beta + 2 gamma)), since a rank
+ * interior in one tree sends three segments per stage there and one as a
+ * leaf of the other: 2n bytes out in all, about the ring's bytes at large
+ * p, with logarithmic latency: the middle ground at larger rank counts.
  *
  * Children are combined into a node in a fixed order (left, then right),
  * so results do not depend on arrival order; but the mirrored tree visits

@@ -11,6 +11,7 @@
 #include "allreduce.h"
 #include "rules.h"
 #include "cost.h"
+#include "cost_links.h"
 #include "common/log.h"
 
 #include <math.h>
@@ -40,28 +41,34 @@ static double loom_cost_rabenseifner(const loom_cost_t *c, int p, double n)
            loom_cost_fold(c, p, n, 1);
 }
 
-/* Segmented ring: 2(p-1) + s - 1 pipeline stages of one segment each; a
- * segment's reduction overlaps the next one's transfer, so a stage costs
- * the slower of the two.  seg = 0: one segment per block. */
+/* Segmented ring: each of the 2(p-1) steps moves a block of n/p in s
+ * segments, so the link carries 2(p-1) s segments whatever the pipeline
+ * does; what segmenting buys is the overlap of one segment's reduction
+ * with the next one's transfer in the reduce-scatter half, so a stage
+ * there costs the slower of the two, and one reduction is left over.
+ * seg = 0: one segment per block. */
 static double loom_cost_ring(const loom_cost_t *c, int p, double n, double seg)
 {
-    double block = n / p, s, stage;
+    double block = n / p, s;
 
     if (seg <= 0 || seg >= block) {
         return 2 * (p - 1) * (c->alpha + block * c->beta) + (p - 1) * block * c->gamma;
     }
     s = ceil(block / seg);
-    stage = c->alpha + seg * fmax(c->beta, c->gamma);
-    return (2 * (p - 1) + s - 1) * stage + seg * c->gamma;
+    return (p - 1) * s * (c->alpha + seg * fmax(c->beta, c->gamma)) +
+           (p - 1) * s * (c->alpha + seg * c->beta) + seg * c->gamma;
 }
 
 /* Double binary tree: each half climbs and descends log2(p) levels in s
- * segments; both trees share every rank's link. */
+ * segments, both trees at once.  A rank is interior in one tree (up:
+ * two segments in, one out; down: one in, two out) and a leaf in the
+ * other (one out, one in): per stage its link carries four segments out
+ * and it reduces two, 2n bytes out in all, against the ring's 2(p-1)/p n. */
 static double loom_cost_dbtree(const loom_cost_t *c, int p, double n, double seg)
 {
     double half = n / 2, s = ceil(half / seg), depth = loom_log2_ceil(p);
 
-    return (2 * depth + s - 1) * (c->alpha + seg * (2 * c->beta + c->gamma));
+    return (2 * depth + s - 1) * (4 * c->alpha + seg * (4 * c->beta + 2 * c->gamma));
 }
 
 /* A user rule beats the MCA settings: it is the more specific of the two.
@@ -130,4 +137,43 @@ void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     }
     best.depth = cfg->allreduce_depth > 0 ? cfg->allreduce_depth : LOOM_SELECT_DEPTH;
     *choice_p = best;
+}
+
+/* Across nodes the flat candidates are priced with the class their
+ * traffic meets (cost_links.h) and the hierarchical allreduce joins them
+ * for commutative ops; a forced algorithm or a rule stays as it is. */
+void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                                size_t bytes, int commutative, loom_allreduce_choice_t *choice_p)
+{
+    loom_coll_config_t flat = *cfg;
+    loom_cost_links_t links;
+    loom_cost_t across;
+    double t;
+    size_t i, seg;
+
+    if (team->num_nodes <= 1) {
+        loom_allreduce_select(cfg, team->size, bytes, commutative, choice_p);
+        return;
+    }
+    links = loom_cost_links_from_config(cfg, team);
+    across = loom_cost_flat_across(&links, team, 1);
+    flat.cost_alpha_ns = (int)fmin(across.alpha * 1e9, 1e8);
+    flat.cost_bandwidth_mbs = (int)fmax(1.0, 1.0 / (across.beta * 1e6));
+    loom_allreduce_select(&flat, team->size, bytes, commutative, choice_p);
+    if (choice_p->forced || choice_p->rule >= 0 || !commutative || bytes == 0) {
+        return;
+    }
+    for (i = 0; i < sizeof(loom_select_segments) / sizeof(loom_select_segments[0]); ++i) {
+        seg = loom_select_segments[i];
+        t = loom_cost_allreduce_hier(&links, team, (double)bytes, (double)seg);
+        if (t < choice_p->cost_s) {
+            if (choice_p->alg != LOOM_ALLREDUCE_HIER) {
+                choice_p->next_alg = choice_p->alg;
+                choice_p->next_cost_s = choice_p->cost_s;
+            }
+            choice_p->alg = LOOM_ALLREDUCE_HIER;
+            choice_p->seg_bytes = cfg->allreduce_segment > 0 ? cfg->allreduce_segment : seg;
+            choice_p->cost_s = t;
+        }
+    }
 }

@@ -4,6 +4,7 @@
 #include "common/log.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Dense rack numbers the same way.  A rack holds whole nodes: a rank
  * whose key disagrees with the first rank of its node follows that rank,
@@ -24,6 +25,51 @@ static void loom_team_number_racks(loom_team_t *team, const uint64_t *rack_keys)
         team->rack_of[i] = rack_keys != NULL && j < i ? team->rack_of[j]
                          : rack_keys != NULL || i == 0 ? team->num_racks++ : 0;
     }
+}
+
+/* Counts per node and per rack, then their maxima (team.h). */
+static loom_status_t loom_team_measure(loom_team_t *team)
+{
+    int p = team->size, i, next, *node_ranks, *node_out, *rack_ranks, *rack_out, *rack_nodes;
+    int *counts = calloc((size_t)(3 * team->num_nodes + 2 * team->num_racks), sizeof(int));
+    loom_team_shape_t *sh = &team->shape;
+
+    if (counts == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    node_ranks = counts;
+    node_out = node_ranks + team->num_nodes;
+    rack_nodes = node_out + team->num_nodes;  /* per node: 1 once counted in its rack */
+    rack_ranks = rack_nodes + team->num_nodes;
+    rack_out = rack_ranks + team->num_racks;
+    memset(sh, 0, sizeof(*sh));
+    for (i = 0; i < p; ++i) {
+        next = (i + 1) % p;
+        ++node_ranks[team->node_of[i]];
+        ++rack_ranks[team->rack_of[i]];
+        node_out[team->node_of[i]] += team->node_of[next] != team->node_of[i];
+        rack_out[team->rack_of[i]] += team->rack_of[next] != team->rack_of[i];
+    }
+    for (i = 0; i < team->num_nodes; ++i) {
+        sh->max_node = node_ranks[i] > sh->max_node ? node_ranks[i] : sh->max_node;
+        sh->ring_nic = node_out[i] > sh->ring_nic ? node_out[i] : sh->ring_nic;
+    }
+    for (i = 0; i < team->num_racks; ++i) {
+        sh->max_rack_ranks = rack_ranks[i] > sh->max_rack_ranks ? rack_ranks[i] : sh->max_rack_ranks;
+        sh->ring_uplink = rack_out[i] > sh->ring_uplink ? rack_out[i] : sh->ring_uplink;
+        rack_ranks[i] = 0; /* reused: nodes counted in rack i */
+    }
+    for (i = 0; i < p; ++i) {
+        if (!rack_nodes[team->node_of[i]]) {
+            rack_nodes[team->node_of[i]] = 1;
+            ++rack_ranks[team->rack_of[i]];
+        }
+    }
+    for (i = 0; i < team->num_racks; ++i) {
+        sh->max_rack = rack_ranks[i] > sh->max_rack ? rack_ranks[i] : sh->max_rack;
+    }
+    free(counts);
+    return LOOM_OK;
 }
 
 loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **team_p)
@@ -82,6 +128,10 @@ loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **t
         }
     }
     loom_team_number_racks(team, params->rack_keys);
+    if (loom_team_measure(team) != LOOM_OK) {
+        loom_team_destroy(team);
+        return LOOM_ERR_NO_MEMORY;
+    }
 
     *team_p = team;
     return LOOM_OK;

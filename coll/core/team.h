@@ -24,6 +24,16 @@ typedef struct loom_team_params {
     uint32_t            context_id;   /* at most LOOM_TAG_MAX_CONTEXT */
 } loom_team_params_t;
 
+/* How the ranks spread over nodes and racks, for the cost model: what a
+ * flat algorithm's traffic meets on the links between nodes. */
+typedef struct loom_team_shape {
+    int     max_node;       /* ranks on the largest node */
+    int     max_rack;       /* nodes in the largest rack */
+    int     max_rack_ranks; /* ranks in the largest rack */
+    int     ring_nic;       /* most rank-order ring edges (r -> r+1) leaving one node */
+    int     ring_uplink;    /* most of them leaving one rack */
+} loom_team_shape_t;
+
 typedef struct loom_team {
     int                 size;
     int                 rank;
@@ -34,6 +44,7 @@ typedef struct loom_team {
     int                 *rack_of;     /* dense rack index of each rank, by first appearance;
                                        * a node's ranks share its first rank's rack */
     int                 num_racks;
+    loom_team_shape_t   shape;
     uint32_t            context_id;
     uint32_t            next_seq;     /* sequence number of the next collective */
     struct loom_sched   *spare_scheds;/* finished schedules kept for reuse */

@@ -77,6 +77,14 @@ START_TEST(test_team_racks)
     ck_assert_int_eq(team->rack_of[3], 0);
     ck_assert_int_eq(team->rack_of[4], 1);
     ck_assert_int_eq(team->rack_of[5], 1);
+    /* nodes 77 {0,2}, 12 {1,4}, 99 {3}, 55 {5}; racks {77,99} {12,55} */
+    ck_assert_int_eq(team->shape.max_node, 2);
+    ck_assert_int_eq(team->shape.max_rack, 2);
+    ck_assert_int_eq(team->shape.max_rack_ranks, 3);
+    /* ring 0>1>2>3>4>5>0: node 77 sends 0>1 and 2>3, node 12 1>2 and 4>5 */
+    ck_assert_int_eq(team->shape.ring_nic, 2);
+    /* rack 0 (ranks 0, 2, 3) sends 0>1 and 3>4, rack 1 sends 1>2 and 5>0 */
+    ck_assert_int_eq(team->shape.ring_uplink, 2);
     loom_team_destroy(team);
 }
 END_TEST

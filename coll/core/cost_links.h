@@ -1,0 +1,50 @@
+/*
+ * The cost model across link classes, for teams that span nodes.
+ *
+ * Three classes, fastest first: inside a node (each rank's share of the
+ * node's memory), a node's network link (shared by the node's ranks), a
+ * rack's uplink to the spine (shared by the rack's nodes).  A flat
+ * algorithm knows nothing of them: its messages cross the slow links as
+ * they come, several at once where several ranks of a node or rack talk
+ * to other nodes in the same step.  A hierarchical one crosses each slow
+ * link with the least data, every local rank driving its share.
+ *
+ * loom_cost_flat_across prices a flat algorithm with one effective class:
+ * the slowest link the team spans, divided among the flows that cross it
+ * at once (for the ring in rank order exactly, from the team's shape; for
+ * the others, every rank of a node or rack at once, their worst step).
+ */
+#ifndef LOOM_COST_LINKS_H
+#define LOOM_COST_LINKS_H
+
+#include "cost.h"
+#include "team.h"
+
+typedef enum loom_link_class {
+    LOOM_LINK_NODE = 0,     /* inside a node */
+    LOOM_LINK_RACK,         /* a node's network link */
+    LOOM_LINK_SPINE,        /* a rack's uplink */
+    LOOM_LINK_COUNT
+} loom_link_class_t;
+
+typedef struct loom_cost_links {
+    loom_cost_t cls[LOOM_LINK_COUNT];   /* beta: per byte through that one link */
+} loom_cost_links_t;
+
+/* From the settings; an uplink of 0 MB/s is as fast as the largest rack's
+ * node links together (not oversubscribed). */
+loom_cost_links_t loom_cost_links_from_config(const loom_coll_config_t *cfg,
+                                              const loom_team_t *team);
+
+/* The one class a flat algorithm sees on team: ring = 1 for the ring in
+ * rank order, 0 for the others. */
+loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_team_t *team,
+                                  int ring);
+
+/* The pipelined hierarchical allreduce of n bytes in segments of seg
+ * (allreduce_hier.c): the slowest level's time for the whole message plus
+ * the other levels' time for one segment. */
+double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_t *team,
+                                double n, double seg);
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * The cost model across link classes (coll/core/cost_links.c) and the
+ * choice between flat and hierarchical allreduce it drives
+ * (loom_allreduce_select_team): values worked out by hand, and the
+ * choices the emulated cluster's links call for.
+ */
+#include "coll/core/allreduce.h"
+#include "coll/core/coll_config.h"
+#include "coll/core/cost_links.h"
+#include "coll/core/team.h"
+
+#include <check.h>
+#include "check_main.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* A team of p ranks, rank 0's view: node_of and rack_of given. */
+static loom_team_t *make_team(int p, const int *node_of, const int *rack_of)
+{
+    uint64_t nodes[64], racks[64];
+    int peers[64], r;
+    loom_team_t *team;
+    loom_team_params_t tp = { .size = p, .rank = 0, .peers = peers, .node_keys = nodes,
+                              .rack_keys = rack_of != NULL ? racks : NULL };
+
+    for (r = 0; r < p; ++r) {
+        peers[r] = r;
+        nodes[r] = (uint64_t)node_of[r] + 100;
+        racks[r] = rack_of != NULL ? (uint64_t)rack_of[r] + 7 : 0;
+    }
+    ck_assert_int_eq(loom_team_create(&tp, &team), LOOM_OK);
+    return team;
+}
+
+/* The emulated cluster's links: 1 Gbit/s node links, 300 Mbit/s uplinks. */
+static loom_coll_config_t rig_config(void)
+{
+    loom_coll_config_t cfg;
+
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
+    cfg.cost_rack_bandwidth_mbs = 125;
+    cfg.cost_spine_bandwidth_mbs = 37;
+    return cfg;
+}
+
+static const int block_nodes[8] = { 0, 0, 1, 1, 2, 2, 3, 3 };
+static const int block_racks[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
+static const int rr_nodes[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
+static const int rr_racks[8] = { 0, 0, 1, 1, 0, 0, 1, 1 };
+
+/* Two nodes of one rank: only the node-link level, 2(a + n/2 b) + n/2 g. */
+START_TEST(test_hier_cost_by_hand)
+{
+    const int nodes[2] = { 0, 1 };
+    loom_coll_config_t cfg = rig_config();
+    loom_team_t *team = make_team(2, nodes, NULL);
+    loom_cost_links_t links = loom_cost_links_from_config(&cfg, team);
+    double n = 1e6, a = 5e-6, b = 1 / 125e6, g = 1 / 6000e6;
+
+    ck_assert_double_eq_tol(loom_cost_allreduce_hier(&links, team, n, n),
+                            2 * (a + n / 2 * b) + n / 2 * g, 1e-12);
+    /* Pipelined in 64 KiB segments: nothing else to overlap with here. */
+    ck_assert_double_eq_tol(loom_cost_allreduce_hier(&links, team, n, 65536),
+                            2 * (a + n / 2 * b) + n / 2 * g, 1e-12);
+    loom_team_destroy(team);
+}
+END_TEST
+
+/* 4 nodes x 2 ranks in 2 racks: the uplink level carries n per rack
+ * (2(R-1) n/R b_up), the node links n/2 per node each way, and
+ * pipelining hides all but one segment of the faster levels. */
+START_TEST(test_hier_cost_three_levels)
+{
+    loom_coll_config_t cfg = rig_config();
+    loom_team_t *team = make_team(8, block_nodes, block_racks);
+    loom_cost_links_t links = loom_cost_links_from_config(&cfg, team);
+    double n = 64.0 * 1024 * 1024, up = 1 / 37e6, whole, piped;
+
+    ck_assert_int_eq(team->shape.max_node, 2);
+    ck_assert_int_eq(team->shape.max_rack, 2);
+    ck_assert_int_eq(team->shape.ring_nic, 1);
+    ck_assert_int_eq(team->shape.ring_uplink, 1);
+    whole = loom_cost_allreduce_hier(&links, team, n, n);
+    piped = loom_cost_allreduce_hier(&links, team, n, 1 << 20);
+    /* Unpipelined: the three levels add up, the uplink's part being
+     * 2 (a_up + n/2 b_up). */
+    ck_assert(whole > 2 * (7e-6 + n / 2 * up));
+    ck_assert(piped < whole);
+    /* Pipelined: within 5% of the uplink bound n b_up. */
+    ck_assert(piped < 1.05 * n * up + 1e-3);
+    ck_assert(piped > n * up);
+    loom_team_destroy(team);
+}
+END_TEST
+
+/* The flat ring in rank order: block placement crosses each node link
+ * and uplink once; round-robin placement (rank r on node r mod 4) crosses
+ * every node link by both of its ranks (0>1 and 4>5 leave node 0) and
+ * each uplink twice (1>2 and 5>6 leave rack 0). */
+START_TEST(test_flat_across)
+{
+    loom_coll_config_t cfg = rig_config();
+    loom_team_t *block = make_team(8, block_nodes, block_racks);
+    loom_team_t *rr = make_team(8, rr_nodes, rr_racks);
+    loom_cost_links_t links = loom_cost_links_from_config(&cfg, block);
+    loom_cost_t c;
+
+    c = loom_cost_flat_across(&links, block, 1);
+    ck_assert_double_eq_tol(c.beta, 1 / 37e6, 1e-15);
+    ck_assert_double_eq_tol(c.alpha, 7e-6, 1e-12);
+    ck_assert_int_eq(rr->shape.ring_nic, 2);
+    ck_assert_int_eq(rr->shape.ring_uplink, 2);
+    c = loom_cost_flat_across(&links, rr, 1);
+    ck_assert_double_eq_tol(c.beta, 2 / 37e6, 1e-15);
+    /* An uplink of 0 is the rack's node links together: 2 x 125 MB/s. */
+    cfg.cost_spine_bandwidth_mbs = 0;
+    links = loom_cost_links_from_config(&cfg, block);
+    ck_assert_double_eq_tol(links.cls[LOOM_LINK_SPINE].beta, 1 / 250e6, 1e-15);
+    loom_team_destroy(block);
+    loom_team_destroy(rr);
+}
+END_TEST
+
+/* The choice: hierarchical for large commutative sums across racks (both
+ * placements, the uneven 7-rank layout too), flat for small ones, for
+ * non-commutative ops, on one node, and when a setting forces one. */
+START_TEST(test_select_team)
+{
+    const int uneven_nodes[7] = { 0, 0, 0, 1, 2, 2, 3 };
+    const int uneven_racks[7] = { 0, 0, 0, 0, 1, 1, 1 };
+    const int one_node[4] = { 0, 0, 0, 0 };
+    loom_coll_config_t cfg = rig_config();
+    loom_team_t *block = make_team(8, block_nodes, block_racks);
+    loom_team_t *rr = make_team(8, rr_nodes, rr_racks);
+    loom_team_t *uneven = make_team(7, uneven_nodes, uneven_racks);
+    loom_team_t *single = make_team(4, one_node, NULL);
+    loom_allreduce_choice_t ch, flat;
+    size_t big = 64u << 20;
+
+    loom_allreduce_select_team(&cfg, block, big, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_HIER);
+    ck_assert_int_eq(ch.forced, 0);
+    ck_assert_int_ne(ch.next_alg, LOOM_ALLREDUCE_AUTO);
+    ck_assert(ch.next_cost_s > ch.cost_s);
+    ck_assert_uint_gt(ch.seg_bytes, 0);
+    loom_allreduce_select_team(&cfg, rr, big, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_HIER);
+    ck_assert(ch.next_cost_s > 2 * ch.cost_s);  /* flat crosses each uplink twice at once */
+    loom_allreduce_select_team(&cfg, uneven, big, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_HIER);
+
+    loom_allreduce_select_team(&cfg, block, 8, 1, &ch);
+    ck_assert_int_ne(ch.alg, LOOM_ALLREDUCE_HIER);
+    loom_allreduce_select_team(&cfg, block, big, 0, &ch);
+    ck_assert_int_ne(ch.alg, LOOM_ALLREDUCE_HIER);
+
+    /* One node: exactly the flat model's choice. */
+    loom_allreduce_select_team(&cfg, single, big, 1, &ch);
+    loom_allreduce_select(&cfg, 4, big, 1, &flat);
+    ck_assert_int_eq(ch.alg, flat.alg);
+    ck_assert_double_eq(ch.cost_s, flat.cost_s);
+
+    cfg.allreduce_algorithm = LOOM_ALLREDUCE_RING;
+    loom_allreduce_select_team(&cfg, block, big, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_RING);
+    ck_assert_int_eq(ch.forced, 1);
+    loom_team_destroy(block);
+    loom_team_destroy(rr);
+    loom_team_destroy(uneven);
+    loom_team_destroy(single);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cost_links");
+    TCase *tc = tcase_create("cost_links");
+
+    tcase_add_test(tc, test_hier_cost_by_hand);
+    tcase_add_test(tc, test_hier_cost_three_levels);
+    tcase_add_test(tc, test_flat_across);
+    tcase_add_test(tc, test_select_team);
+    suite_add_tcase(s, tc);
+    return loom_check_run(s);
+}
