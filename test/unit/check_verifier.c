@@ -642,35 +642,50 @@ END_TEST
  * schedule and add up the sends and receives whose peer sits in another
  * rack.  Each rack's uplink must carry exactly n bytes each way, the
  * minimum for two racks, whatever the placement and segmenting. */
+/* Rank r's schedule of the hierarchical allreduce of count doubles in
+ * place in buf, on p <= 64 ranks placed by node_of and rack_of; the team
+ * goes to *team_p (destroy it after the schedule). */
+static loom_sched_t *plan_hier_rank(int p, const int *node_of, const int *rack_of, int r,
+                                    double *buf, size_t count, size_t seg_bytes, int depth,
+                                    loom_team_t **team_p)
+{
+    uint64_t node_keys[64], rack_keys[64];
+    int peers[64], q;
+    loom_team_params_t tp = { .size = p, .rank = r, .peers = peers, .node_keys = node_keys,
+                              .rack_keys = rack_keys, .context_id = 1 };
+    loom_coll_args_t args = {
+        .recvbuf = buf, .count = count, .elem_size = sizeof(double), .in_place = 1,
+        .op = { .fn = loom_verify_reduce_fn(LOOM_VERIFY_OP_SUM), .commutative = 1 },
+        .seg_bytes = seg_bytes, .depth = depth,
+    };
+    loom_sched_t *sched;
+
+    for (q = 0; q < p; ++q) {
+        peers[q] = q;
+        node_keys[q] = (uint64_t)node_of[q] + 100;
+        rack_keys[q] = (uint64_t)rack_of[q] + 200;
+    }
+    ck_assert_int_eq(loom_team_create(&tp, team_p), LOOM_OK);
+    ck_assert_int_eq(loom_allreduce_hier_plan(&args, *team_p, &sched), LOOM_OK);
+    return sched;
+}
+
 static void count_rack_bytes(int p, const int *node_of, const int *rack_of, size_t count,
                              size_t seg_bytes, long long *out, long long *in)
 {
-    uint64_t node_keys[64], rack_keys[64];
-    int peers[64], r, i;
     double *buf = malloc(sizeof(double) * (count ? count : 1));
-    loom_team_params_t tp = { .size = p, .peers = peers, .node_keys = node_keys,
-                              .rack_keys = rack_keys, .context_id = 1 };
+    int r, i;
 
     ck_assert_ptr_nonnull(buf);
     for (r = 0; r < p; ++r) {
-        peers[r] = r;
-        node_keys[r] = (uint64_t)node_of[r] + 100;
-        rack_keys[r] = (uint64_t)rack_of[r] + 200;
         out[rack_of[r]] = in[rack_of[r]] = 0;
     }
     for (r = 0; r < p; ++r) {
-        loom_coll_args_t args = {
-            .recvbuf = buf, .count = count, .elem_size = sizeof(double), .in_place = 1,
-            .op = { .fn = loom_verify_reduce_fn(LOOM_VERIFY_OP_SUM), .commutative = 1 },
-            .seg_bytes = seg_bytes, .depth = 2,
-        };
         loom_team_t *team;
-        loom_sched_t *sched;
+        loom_sched_t *sched = plan_hier_rank(p, node_of, rack_of, r, buf, count, seg_bytes,
+                                             2, &team);
 
-        tp.rank = r;
-        ck_assert_int_eq(loom_team_create(&tp, &team), LOOM_OK);
         ck_assert_int_eq(team->num_racks, 2);
-        ck_assert_int_eq(loom_allreduce_hier_plan(&args, team, &sched), LOOM_OK);
         for (i = 0; i < sched->nsteps; ++i) {
             const loom_step_desc_t *d = &sched->steps[i].desc;
 
@@ -714,6 +729,63 @@ START_TEST(test_hier_rack_bytes)
 }
 END_TEST
 
+/* Pipelining across levels: on 2 racks x 2 nodes x 2 ranks, 8 segments,
+ * depth 4, no message inside a node of segments 1..3 waits (through any
+ * chain of dependencies) on a message of segment 0 across racks: those
+ * segments are reduced in the node while segment 0 crosses racks.
+ * Segment 4 reuses segment 0's scratch, so its receives inside the node
+ * do wait on segment 0: depth bounds the segments in flight.  A segment's
+ * messages have tag steps [20k, 20k + 20): 2 S1 (1 + S2 R) with 2 shards,
+ * 2 sub-shards and 2 racks. */
+START_TEST(test_hier_pipelined)
+{
+    int node_of[8], rack_of[8], r, i, j, seg, free_recvs, waiting_recvs;
+    double buf[64];
+    char *after;
+
+    for (r = 0; r < 8; ++r) {
+        node_of[r] = r / 2;
+        rack_of[r] = node_of[r] / 2;
+    }
+    for (r = 0; r < 8; ++r) {
+        loom_team_t *team;
+        /* 1 double per top-level message, 8 per segment: 8 segments. */
+        loom_sched_t *sched = plan_hier_rank(8, node_of, rack_of, r, buf, 64, 8, 4, &team);
+
+        after = calloc((size_t)sched->nsteps, 1);
+        ck_assert_ptr_nonnull(after);
+        free_recvs = waiting_recvs = 0;
+        for (i = 0; i < sched->nsteps; ++i) {
+            const loom_step_desc_t *d = &sched->steps[i].desc;
+            int message = d->type == LOOM_STEP_SEND || d->type == LOOM_STEP_RECV;
+
+            seg = message ? (int)(d->tag_step / 20) : -1;
+            /* after[i]: step i waits on a segment-0 message across racks. */
+            after[i] = message && seg == 0 && rack_of[d->peer] != rack_of[r];
+            for (j = 0; j < d->ndeps; ++j) {
+                after[i] |= after[d->deps[j]];
+            }
+            if (message && node_of[d->peer] == node_of[r] && seg >= 1 && seg <= 3) {
+                ck_assert_msg(!after[i], "rank %d: step %d of segment %d inside the node "
+                              "waits on segment 0 across racks", r, i, seg);
+                free_recvs += d->type == LOOM_STEP_RECV;
+            }
+            if (d->type == LOOM_STEP_RECV && node_of[d->peer] == node_of[r] && seg == 4 &&
+                d->tag_step < 4 * 20 + 2) {
+                ck_assert_msg(after[i], "rank %d: segment 4 receives into scratch segment 0 "
+                              "may still use", r);
+                ++waiting_recvs;
+            }
+        }
+        ck_assert_int_gt(free_recvs, 0);
+        ck_assert_int_eq(waiting_recvs, 1);
+        free(after);
+        loom_sched_destroy(sched);
+        loom_team_destroy(team);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("verifier");
@@ -750,6 +822,7 @@ int main(void)
     tcase_add_loop_test(self, test_hier_topologies, 0, 24);
     tcase_add_loop_test(self, test_hier_racks, 0, 24);
     tcase_add_test(self, test_hier_rack_bytes);
+    tcase_add_test(self, test_hier_pipelined);
     suite_add_tcase(s, self);
     return loom_check_run(s);
 }
