@@ -30,7 +30,7 @@ const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_CO
                                       .noncommutative = 1, .segmented = 0,
                                       .quadratic = 1 },
     [LOOM_ALLREDUCE_HIER] = { .name = "hierarchical", .plan = loom_allreduce_hier_plan,
-                              .noncommutative = 0, .segmented = 0, .quadratic = 1 },
+                              .noncommutative = 0, .segmented = 1, .quadratic = 1 },
 };
 
 /* One line per (team, size class): the algorithm and why. */

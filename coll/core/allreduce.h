@@ -9,6 +9,7 @@
 #define LOOM_ALLREDUCE_H
 
 #include "coll_config.h"
+#include "cost.h"
 #include "partition.h"
 #include "sched.h"
 
@@ -52,6 +53,16 @@ loom_status_t loom_allreduce_canonical_plan(const loom_coll_args_t *args,
                                             loom_team_t *team, loom_sched_t **sched_p);
 loom_status_t loom_allreduce_hier_plan(const loom_coll_args_t *args,
                                        loom_team_t *team, loom_sched_t **sched_p);
+/* The hierarchical allreduce's modelled time (allreduce_hier.c) for n_bytes
+ * on racks racks of at most nodes_per_rack_max nodes of at most
+ * ranks_per_node_max ranks, pipelined in segments of seg_bytes per
+ * top-level message (0: one segment).  cls[0] prices links inside a node
+ * (a rank's own path), cls[1] inside a rack (a node's NIC), cls[2] across
+ * racks (a rack's uplink).  With one rack, pass the node count as
+ * nodes_per_rack_max. */
+double loom_allreduce_hier_cost(const loom_cost_t cls[3], int ranks_per_node_max,
+                                int nodes_per_rack_max, int racks, double n_bytes,
+                                double seg_bytes);
 loom_status_t loom_allreduce_dbtree_plan(const loom_coll_args_t *args,
                                          loom_team_t *team, loom_sched_t **sched_p);
 

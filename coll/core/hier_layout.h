@@ -60,4 +60,12 @@ static inline int loom_hier_owner(const loom_hier_layout_t *l, int x, int s)
     return loom_hier_rank(l, x, s % l->node_size[x]);
 }
 
+/* The node of rack y that owns item t of the rack level when items are
+ * dealt round-robin to the rack's nodes: racks of uneven node counts
+ * still line up. */
+static inline int loom_hier_rack_node(const loom_hier_layout_t *l, int y, int t)
+{
+    return loom_hier_node(l, y, t % l->rack_size[y]);
+}
+
 #endif

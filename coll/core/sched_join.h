@@ -17,4 +17,9 @@
  * status).  With a single step in the range, that step. */
 int loom_sched_join(loom_sched_t *sched, int from, int to);
 
+/* The same for the n steps listed (not a range), skipping negative ones:
+ * a chain of empty copies, each adding up to LOOM_STEP_MAX_DEPS - 1 steps
+ * (for a few steps scattered through a schedule). */
+int loom_sched_join_steps(loom_sched_t *sched, const int *steps, int n);
+
 #endif

@@ -321,14 +321,15 @@ START_TEST(test_tag_budget)
         .in_place = 1, .seg_bytes = 8, .depth = 2,
         .op = { .fn = harness_sum_double, .commutative = 1 },
     };
-    const loom_allreduce_alg_t algs[] = { LOOM_ALLREDUCE_RING, LOOM_ALLREDUCE_DBTREE };
+    const loom_allreduce_alg_t algs[] = { LOOM_ALLREDUCE_RING, LOOM_ALLREDUCE_DBTREE,
+                                          LOOM_ALLREDUCE_HIER };
     loom_sched_t *sched;
     harness_t h;
     size_t k;
     int alg;
 
     harness_init(&h, 3);
-    for (k = 0; k < 2; ++k) {
+    for (k = 0; k < sizeof(algs) / sizeof(algs[0]); ++k) {
         alg = algs[k];
         ck_assert_int_eq(loom_allreduce_algorithms[alg].plan(&args, h.teams[0], &sched),
                          LOOM_OK);
@@ -338,6 +339,31 @@ START_TEST(test_tag_budget)
         loom_sched_destroy(sched);
     }
     harness_fini(&h);
+}
+END_TEST
+
+/* The hierarchical allreduce's cost: a value computed by hand for
+ * 2 racks x 2 nodes x 2 ranks, whole and in 4 segments (pipelining must
+ * lower it), and nothing to pay on one rank. */
+START_TEST(test_hier_cost)
+{
+    const loom_cost_t cls[3] = {
+        { .alpha = 1e-6, .beta = 1e-10, .gamma = 1e-10 },
+        { .alpha = 5e-6, .beta = 1e-9, .gamma = 1e-10 },
+        { .alpha = 2e-5, .beta = 4e-9, .gamma = 1e-10 },
+    };
+    double whole = loom_allreduce_hier_cost(cls, 2, 2, 2, 1e6, 0);
+    /* 31250 bytes per top-level message, 8 of them per segment: 4 segments. */
+    double piped = loom_allreduce_hier_cost(cls, 2, 2, 2, 1e6, 31250);
+
+    /* node 2e-6 + 1e-4 + 5e-5, rack 1e-5 + 1e-3 + 2.5e-5, racks 4e-5 +
+     * 4e-3 + 1.25e-5. */
+    ck_assert_double_eq_tol(whole, 5.2395e-3, 1e-12);
+    /* Per segment: 3.95e-5, 2.6625e-4, 1.043125e-3; the last three more
+     * times behind the first. */
+    ck_assert_double_eq_tol(piped, 1.348875e-3 + 3 * 1.043125e-3, 1e-12);
+    ck_assert(piped < whole);
+    ck_assert_double_eq(loom_allreduce_hier_cost(cls, 1, 1, 1, 1e6, 0), 0);
 }
 END_TEST
 
@@ -498,6 +524,7 @@ int main(void)
     tcase_add_test(tc, test_ring_u32_wraps);
     tcase_add_test(tc, test_ring_refuses_noncommutative);
     tcase_add_test(tc, test_tag_budget);
+    tcase_add_test(tc, test_hier_cost);
     tcase_add_test(tc, test_allreduce_select);
     tcase_add_test(tc, test_allreduce_select_crossover);
     tcase_add_test(tc, test_allreduce_plan_rejects_bad_algorithm);
