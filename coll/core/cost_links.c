@@ -1,4 +1,5 @@
 #include "cost_links.h"
+#include "allreduce.h"
 
 #include <math.h>
 
@@ -40,45 +41,19 @@ loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_tea
     return c;
 }
 
-/* One level: a reduce-scatter and an allgather among m members, each
- * moving x bytes in all (m-1)/m of which leave it, flows sharing the link
- * (beta already scaled), and the reduction of the received part. */
-static double loom_cost_level(const loom_cost_t *c, int m, double x)
-{
-    if (m <= 1) {
-        return 0;
-    }
-    return 2 * (m - 1) * (c->alpha + x / m * c->beta) + (m - 1) * (x / m) * c->gamma;
-}
-
+/* The schedule's own formula (allreduce_hier.c), each level's beta that
+ * of the one link its flows share.  Across racks a node's link carries its
+ * l owners' part, 1/m of the rack's, so the slower of uplink and node
+ * link over m bounds that level. */
 double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_t *team,
                                 double n, double seg)
 {
-    const loom_team_shape_t *sh = &team->shape;
-    int l = sh->max_node, k = team->num_racks > 1 ? sh->max_rack : team->num_nodes;
-    int R = team->num_racks;
-    loom_cost_t node = links->cls[LOOM_LINK_NODE], rack = links->cls[LOOM_LINK_RACK];
-    loom_cost_t spine = links->cls[LOOM_LINK_SPINE];
-    double t[3], whole[3], s = seg > 0 && seg < n ? seg : n;
-    int i, slow = 0;
+    int m = team->num_racks > 1 ? team->shape.max_rack : team->num_nodes;
+    loom_cost_t cls[3];
 
-    /* Inside the node each rank reduces and hands out its 1/l share. */
-    t[0] = loom_cost_level(&node, l, s);
-    whole[0] = loom_cost_level(&node, l, n);
-    /* Between the rack's nodes: each of the l owners moves its shard n/l
-     * over the node's one link, l flows at once: n per node in all. */
-    rack.beta *= l;
-    t[1] = loom_cost_level(&rack, k, s / l);
-    whole[1] = loom_cost_level(&rack, k, n / l);
-    /* Between racks: l k owners per rack share the uplink, n/R per step,
-     * and each node's link carries its l owners' share. */
-    spine.beta = fmax(spine.beta * l * k, rack.beta);
-    t[2] = R > 1 ? loom_cost_level(&spine, R, s / (l * k)) : 0;
-    whole[2] = R > 1 ? loom_cost_level(&spine, R, n / (l * k)) : 0;
-    for (i = 1; i < 3; ++i) {
-        slow = whole[i] > whole[slow] ? i : slow;
-    }
-    /* Pipelined: the slowest level streams the whole message while the
-     * others each add one segment's time (filling and draining). */
-    return whole[slow] + t[0] + t[1] + t[2] - t[slow];
+    cls[0] = links->cls[LOOM_LINK_NODE];
+    cls[1] = links->cls[LOOM_LINK_RACK];
+    cls[2] = links->cls[LOOM_LINK_SPINE];
+    cls[2].beta = fmax(cls[2].beta, cls[1].beta / m);
+    return loom_allreduce_hier_cost(cls, team->shape.max_node, m, team->num_racks, n, seg);
 }

@@ -41,9 +41,8 @@ loom_cost_links_t loom_cost_links_from_config(const loom_coll_config_t *cfg,
 loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_team_t *team,
                                   int ring);
 
-/* The pipelined hierarchical allreduce of n bytes in segments of seg
- * (allreduce_hier.c): the slowest level's time for the whole message plus
- * the other levels' time for one segment. */
+/* The pipelined hierarchical allreduce of n bytes, seg bytes per message
+ * across the slowest level (allreduce_hier.c), on this team's links. */
 double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_t *team,
                                 double n, double seg);
 
