@@ -145,9 +145,8 @@ void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
 void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                                 size_t bytes, int commutative, loom_allreduce_choice_t *choice_p)
 {
-    loom_coll_config_t flat = *cfg;
+    loom_coll_config_t flat;
     loom_cost_links_t links;
-    loom_cost_t across;
     double t;
     size_t i, seg;
 
@@ -156,9 +155,7 @@ void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t
         return;
     }
     links = loom_cost_links_from_config(cfg, team);
-    across = loom_cost_flat_across(&links, team, 1);
-    flat.cost_alpha_ns = (int)fmin(across.alpha * 1e9, 1e8);
-    flat.cost_bandwidth_mbs = (int)fmax(1.0, 1.0 / (across.beta * 1e6));
+    flat = loom_cost_links_flat_config(cfg, &links, team);
     loom_allreduce_select(&flat, team->size, bytes, commutative, choice_p);
     if (choice_p->forced || choice_p->rule >= 0 || !commutative || bytes == 0) {
         return;

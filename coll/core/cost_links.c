@@ -57,3 +57,69 @@ double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_
     cls[2].beta = fmax(cls[2].beta, cls[1].beta / m);
     return loom_allreduce_hier_cost(cls, team->shape.max_node, m, team->num_racks, n, seg);
 }
+
+loom_coll_config_t loom_cost_links_flat_config(const loom_coll_config_t *cfg,
+                                               const loom_cost_links_t *links,
+                                               const loom_team_t *team)
+{
+    loom_coll_config_t flat = *cfg;
+    loom_cost_t across = loom_cost_flat_across(links, team, 1);
+
+    flat.cost_alpha_ns = (int)fmin(across.alpha * 1e9, 1e8);
+    flat.cost_bandwidth_mbs = (int)fmax(1.0, 1.0 / (across.beta * 1e6));
+    return flat;
+}
+
+/* Racks, nodes per rack (all nodes with one rack) and ranks per node of
+ * the largest of each. */
+static void loom_cost_levels(const loom_team_t *team, double *R, double *M, double *l)
+{
+    *R = team->num_racks;
+    *M = team->num_racks > 1 ? team->shape.max_rack : team->num_nodes;
+    *l = team->shape.max_node;
+}
+
+double loom_cost_chain_hier(const loom_cost_links_t *links, const loom_team_t *team,
+                            double n, double seg, int reduce)
+{
+    const loom_cost_t *in = &links->cls[LOOM_LINK_NODE], *nic = &links->cls[LOOM_LINK_RACK];
+    const loom_cost_t *up = &links->cls[LOOM_LINK_SPINE];
+    double R, M, l, s = loom_cost_nseg(n, seg), b = n / s, alpha = in->alpha, beta = in->beta;
+
+    loom_cost_levels(team, &R, &M, &l);
+    /* A rack's holder forwards each segment on the rack chain and the
+     * node chain, both through its node's link. */
+    if (team->num_nodes > 1) {
+        alpha = fmax(alpha, nic->alpha);
+        beta = fmax(beta, (R > 1 ? 2 : 1) * nic->beta);
+    }
+    if (R > 1) {
+        alpha = fmax(alpha, up->alpha);
+        beta = fmax(beta, up->beta);
+    }
+    /* A rank on all three chains reduces three partial results. */
+    if (reduce) {
+        beta = fmax(beta, 3 * in->gamma);
+    }
+    return (R - 1 + M - 1 + l - 1 + s - 1) * (alpha + b * beta);
+}
+
+double loom_cost_spread_hier(const loom_cost_links_t *links, const loom_team_t *team,
+                             double n, int reduce)
+{
+    const loom_cost_t *in = &links->cls[LOOM_LINK_NODE], *nic = &links->cls[LOOM_LINK_RACK];
+    const loom_cost_t *up = &links->cls[LOOM_LINK_SPINE];
+    double R, M, l, g = reduce ? in->gamma : 0, t;
+
+    loom_cost_levels(team, &R, &M, &l);
+    /* Inside a node: R M (l-1) messages, (l-1)/l n through each rank's path. */
+    t = R * M * (l - 1) * in->alpha + (l - 1) / l * n * (in->beta + g);
+    /* Between a rack's nodes: (M-1)/M n through each node's link. */
+    t += R * (M - 1) * nic->alpha + (M - 1) / M * n * (nic->beta + g / l);
+    /* Between racks: (R-1)/R n through each uplink, and 1/M of it through
+     * each of the rack's node links. */
+    if (R > 1) {
+        t += (R - 1) * up->alpha + (R - 1) / R * n * (fmax(up->beta, nic->beta / M) + g / (l * M));
+    }
+    return t;
+}

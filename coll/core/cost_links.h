@@ -41,6 +41,25 @@ loom_cost_links_t loom_cost_links_from_config(const loom_coll_config_t *cfg,
 loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_team_t *team,
                                   int ring);
 
+/* cfg with the cost model's one class replaced by the class a flat
+ * algorithm sees on team (loom_cost_flat_across, the ring's sharing):
+ * the flat selections price their candidates with it across nodes. */
+loom_coll_config_t loom_cost_links_flat_config(const loom_coll_config_t *cfg,
+                                               const loom_cost_links_t *links,
+                                               const loom_team_t *team);
+
+/* The hierarchical bcast (reduce = 0) or reduce (1) of n bytes in
+ * segments of seg: chains per level (bcast_hier.c, reduce_hier.c). */
+double loom_cost_chain_hier(const loom_cost_links_t *links, const loom_team_t *team,
+                            double n, double seg, int reduce);
+
+/* The hierarchical allgather (reduce = 0) of n bytes gathered, or
+ * reduce_scatter (1) of n bytes of input per rank (allgather_hier.c,
+ * reduce_scatter_hier.c): each level's messages and the bytes that cross
+ * its shared link, the levels added. */
+double loom_cost_spread_hier(const loom_cost_links_t *links, const loom_team_t *team,
+                             double n, int reduce);
+
 /* The pipelined hierarchical allreduce of n bytes, seg bytes per message
  * across the slowest level (allreduce_hier.c), on this team's links. */
 double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_t *team,

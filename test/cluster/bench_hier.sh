@@ -82,7 +82,7 @@ report() {
     echo
     echo "== $name (uplink $uplink MB/s; times in ms, median of $rounds rounds)"
     awk -F, -v uplink="$uplink" -v name="$name" '
-        FNR == 1 { split(FILENAME, f, "."); c = f[2]; next }
+        FNR == 1 { n_f = split(FILENAME, f, "[.]"); c = f[n_f - 2]; next }
         { key = $5 SUBSEP c; n[key]++; v[key, n[key]] = $8 / 1000; sizes[$5] = 1; alg[key] = $14 }
         function med(key,   i, j, t, m) {
             m = n[key]; if (m == 0) return -1
@@ -93,13 +93,14 @@ report() {
         END {
             printf "%10s %9s %12s %10s %10s %10s %10s %11s %10s\n", "bytes", "bound", "loom", "loom-flat", "tuned", "han",
                    "loom/bound", "tuned/loom", "han/loom"
-            ns = 0; for (s in sizes) list[++ns] = s + 0
-            for (i = 1; i <= ns; i++) for (j = i + 1; j <= ns; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
+            # Sizes stay strings (the keys): mawk prints large numbers as %.6g.
+            ns = 0; for (s in sizes) list[++ns] = s
+            for (i = 1; i <= ns; i++) for (j = i + 1; j <= ns; j++) if (list[j] + 0 < list[i] + 0) { t = list[i]; list[i] = list[j]; list[j] = t }
             for (i = 1; i <= ns; i++) {
                 s = list[i]; b = s / (uplink * 1e6) * 1000
                 L = med(s SUBSEP "loom"); F = med(s SUBSEP "loom-flat"); T = med(s SUBSEP "tuned"); H = med(s SUBSEP "han")
                 printf "%10d %9.1f %7.1f %-4s %10.1f %10.1f %10.1f %10.2f %11.2f %10s\n", s, b, L,
-                       substr(alg[s SUBSEP "loom"], 1, 4), F, T, H, L / b, T / L, H > 0 ? sprintf("%.2f", H / L) : "-"
+                       substr(alg[s SUBSEP "loom"], 1, 4), F, T, H, L / b, T / L, (H > 0 ? sprintf("%.2f", H / L) : "-")
             }
         }' "$out/$name".*.csv
 }

@@ -124,6 +124,37 @@ START_TEST(test_flat_across)
 }
 END_TEST
 
+/* The other hierarchical collectives on 4 nodes x 2 ranks in 2 racks,
+ * worked out by hand from their headers' formulas. */
+START_TEST(test_other_hier_costs)
+{
+    loom_coll_config_t cfg = rig_config();
+    loom_team_t *team = make_team(8, block_nodes, block_racks);
+    loom_cost_links_t links = loom_cost_links_from_config(&cfg, team);
+    double n = 64.0 * 1024 * 1024, seg = 1 << 20, up = 1 / 37e6, nic = 1 / 125e6;
+    double in = 1 / 4000e6, g = 1 / 6000e6, m = 8.0 * 1024 * 1024;
+
+    /* bcast: 3 hops to fill the chains (rack, node, rank), 64 segments,
+     * each stage at the uplink's pace (the rack holder's node link
+     * carries two segments a stage: 2/125 MB/s is still faster). */
+    ck_assert_double_eq_tol(loom_cost_chain_hier(&links, team, n, seg, 0),
+                            (3 + 63) * (7e-6 + seg * up), 1e-9);
+    /* reduce: the same, reductions being faster than the uplink. */
+    ck_assert_double_eq_tol(loom_cost_chain_hier(&links, team, n, seg, 1),
+                            (3 + 63) * (7e-6 + seg * up), 1e-9);
+    /* allgather of 8 MiB: 4 messages inside the node, 2 between the
+     * rack's nodes, 1 across racks; half of n through each level. */
+    ck_assert_double_eq_tol(loom_cost_spread_hier(&links, team, m, 0),
+                            4 * 3e-6 + m / 2 * in + 2 * 5e-6 + m / 2 * nic + 7e-6 + m / 2 * up,
+                            1e-9);
+    /* reduce_scatter: the same messages, plus each level's reductions. */
+    ck_assert_double_eq_tol(loom_cost_spread_hier(&links, team, m, 1),
+                            4 * 3e-6 + m / 2 * (in + g) + 2 * 5e-6 + m / 2 * (nic + g / 2) +
+                                7e-6 + m / 2 * (up + g / 4), 1e-9);
+    loom_team_destroy(team);
+}
+END_TEST
+
 /* The choice: hierarchical for large commutative sums across racks (both
  * placements, the uneven 7-rank layout too), flat for small ones, for
  * non-commutative ops, on one node, and when a setting forces one. */
@@ -182,6 +213,7 @@ int main(void)
     tcase_add_test(tc, test_hier_cost_by_hand);
     tcase_add_test(tc, test_hier_cost_three_levels);
     tcase_add_test(tc, test_flat_across);
+    tcase_add_test(tc, test_other_hier_costs);
     tcase_add_test(tc, test_select_team);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
