@@ -9,7 +9,7 @@
 #   tuned      Open MPI without Loom
 #   han        Open MPI's han (priority raised) without Loom
 # one job per contender, in an order that rotates every round (ROUNDS,
-# default 3), and the median over rounds of each job's median.  The lower
+# default 2), and the median over rounds of each job's median.  The lower
 # bound: an allreduce moves n bytes each way across a rack's uplink, so
 # it takes at least n / uplink, the uplink measured by ping-pong in the
 # same cluster.  Writes a table per layout and CSV under OUT (default
@@ -17,7 +17,7 @@
 set -u
 top=${abs_top_builddir:-$PWD}
 here=$(cd "$(dirname "$0")" && pwd)
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-2}
 out=${OUT:-$top/bench-results/cluster}
 for exe in "$top/loom-bench" "$top/test/cluster/pingpong"; do
     [ -x "$exe" ] || { echo "bench_hier.sh: $exe is not built (make all test/cluster/pingpong)" >&2; exit 2; }
@@ -49,7 +49,7 @@ bench_layout() {
         echo "uplink (ping-pong, rank 0 <-> rank $peer): $uplink MB/s"
         echo "$uplink" >"$out/$name.uplink"
         common="-np $np --map-by $mapby --mca mpi_yield_when_idle 1"
-        bench="$top/loom-bench --no-compare --no-memcpy-ref -b 1M -e 64M -f 4 -w 1 -n 3 --no-progress"
+        bench="$top/loom-bench --no-compare --no-memcpy-ref -b 1M -e 64M -f 4 -w 1 -n 2 --no-progress"
         links="--mca coll_loom_topology $LOOM_CLUSTER_TOPOLOGY --mca coll_loom_cost_rack_bandwidth_mbs 125 --mca coll_loom_cost_spine_bandwidth_mbs 37"
         set -- loom loom-flat tuned han
         r=1
