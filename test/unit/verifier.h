@@ -21,6 +21,7 @@
 #ifndef LOOM_TEST_VERIFIER_H
 #define LOOM_TEST_VERIFIER_H
 
+#include "coll/core/allgather.h"
 #include "coll/core/allreduce.h"
 #include "coll/core/bcast.h"
 #include "coll/core/reduce.h"
@@ -151,6 +152,11 @@ extern const loom_verify_coll_t loom_verify_allreduce;
 extern const loom_verify_coll_t loom_verify_bcast;
 extern const loom_verify_coll_t loom_verify_reduce;
 extern const loom_verify_coll_t loom_verify_reduce_scatter_block;
+/* Uniform blocks; uneven ones (some empty, packed, at most 1024 ranks);
+ * reduce_scatter with the same uneven blocks. */
+extern const loom_verify_coll_t loom_verify_allgather;
+extern const loom_verify_coll_t loom_verify_allgatherv;
+extern const loom_verify_coll_t loom_verify_reduce_scatter;
 
 typedef struct loom_verify_report {
     loom_verify_verdict_t verdict;
