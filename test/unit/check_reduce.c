@@ -356,6 +356,9 @@ START_TEST(test_names_and_config)
         ck_assert(loom_reduce_algorithms[a].noncommutative || a == LOOM_REDUCE_HIER);
     }
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "reduce_algorithm",
+                                     "hierarchical"), LOOM_OK);
+    ck_assert_int_eq(cfg.reduce_algorithm, LOOM_REDUCE_HIER);
+    ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "reduce_algorithm",
                                      "reduce_scatter_gather"), LOOM_OK);
     ck_assert_int_eq(cfg.reduce_algorithm, LOOM_REDUCE_SCATTER_GATHER);
     loom_log_set_level((loom_log_level_t)-1);
