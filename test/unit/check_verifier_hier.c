@@ -2,8 +2,8 @@
  * The verifier (verifier.h) on the hierarchical bcast, reduce,
  * allgather(v) and reduce_scatter(_block) over the layouts a cluster can
  * have: racks of nodes of ranks, placed in blocks or round-robin, uneven
- * nodes, nodes of one rank, racks of one node, one node, one rack, and
- * random placements up to 40 ranks.  Every root on small teams, counts
+ * nodes, nodes of one rank, racks of one node, one node, one rack, 128
+ * ranks in 4 racks, and random placements up to 40 ranks.  Every root on small teams, counts
  * 0, 1, fewer than ranks, odd and larger, in place or not, segment sizes
  * for the pipelined ones, both step orders; the non-commutative op must
  * be refused by the reducing ones (the selection hands it elsewhere).
@@ -17,9 +17,9 @@
 #include <stdio.h>
 
 #define E LOOM_VERIFY_ELEM_SIZE
-#define MAX_P 64
+#define MAX_P 128
 #define EVERY_ROOT_P 12
-#define NFIXED 10
+#define NFIXED 11
 
 typedef struct hier_layout_case {
     int p;
@@ -129,6 +129,15 @@ static void make_layout(int i, hier_case_t *c)
         rack_of_node[1] = rack_of_node[2] = 1;
         place(c, 12, node_of, rack_of_node);
         break;
+    case 10: /* 4 racks x 4 nodes x 8 ranks, ranks round-robin over nodes */
+        for (r = 0; r < 128; ++r) {
+            node_of[r] = r % 16;
+        }
+        for (x = 0; x < 16; ++x) {
+            rack_of_node[x] = x % 4;
+        }
+        place(c, 128, node_of, rack_of_node);
+        break;
     default: /* random: 2..40 ranks on up to 8 nodes in up to 3 racks */
         c->p = 2 + (int)(seed % 39);
         nodes = 1 + (int)((seed >> 8) % 8);
@@ -172,8 +181,8 @@ static size_t hier_count(int p, int k)
     switch (k) {
     case 0: return 0;
     case 1: return 1;
-    case 2: return p > 2 ? (size_t)p - 1 : 2;   /* fewer than ranks */
-    case 3: return 2 * (size_t)p + 1;           /* odd */
+    case 2: return p > 64 ? 9 : p > 2 ? (size_t)p - 1 : 2;   /* fewer than ranks */
+    case 3: return p > 64 ? 5 : 2 * (size_t)p + 1;   /* odd (large teams: cheap) */
     default: return 37;
     }
 }
