@@ -21,9 +21,12 @@
  * The slow link carries every byte once, where a flat chain or tree that
  * ignores the hierarchy crosses it once per rank in another node or rack:
  * wins for medium and large messages when the links between nodes or
- * racks are the bottleneck.  Working memory: one message-sized area per
- * chain that ends at this rank (at most three), so that every receive is
- * posted at once and none waits for a slot to drain.
+ * racks are the bottleneck.  Working memory: depth segment slots (4 by
+ * default) per chain that ends at this rank (at most three chains); the
+ * slot of segment j is reused by segment j + depth once what used it (a
+ * reduce, or the send of the partial result built in it) is done.  The
+ * waits point up the chains, to earlier segments, so they cannot form a
+ * cycle even when every send waits for its receive.
  *
  * Partial results meet in chain order, not rank order: commutative ops
  * only (the plan refuses the others, and the selection hands them to the
@@ -34,17 +37,19 @@
 #include "hier_layout.h"
 #include "tag.h"
 
-#define LOOM_REDUCE_HIER_DEFAULT_SEG (64 * 1024)
-#define LOOM_REDUCE_HIER_ALIGN       64
+#define LOOM_REDUCE_HIER_DEFAULT_SEG   (64 * 1024)
+#define LOOM_REDUCE_HIER_DEFAULT_DEPTH 4
+#define LOOM_REDUCE_HIER_ALIGN         64
 
 loom_status_t loom_reduce_hier_plan(const loom_coll_args_t *args, loom_team_t *team,
                                     loom_sched_t **sched_p)
 {
-    size_t esize = args->elem_size, count = args->count, seg, nseg, j, n, off, area;
+    size_t esize = args->elem_size, count = args->count, seg, nseg, j, n, off, slot_bytes;
     const char *in = args->in_place ? args->recvbuf : args->sendbuf;
-    char *buf = args->recvbuf, *scratch, *slot[3], *acc;
-    int is_root = team->rank == args->root, nbelow = 0, lvl, c, prev, rv, *ints;
-    int below[3];
+    char *buf = args->recvbuf, *scratch = NULL, *acc, *slot;
+    int is_root = team->rank == args->root, nbelow = 0, lvl, c, d, prev, rv, *ints;
+    int depth = args->depth > 0 ? args->depth : LOOM_REDUCE_HIER_DEFAULT_DEPTH;
+    int below[3], *reader;
     loom_hier_layout_t lay;
     loom_hier_index_t ix;
     loom_hier_links_t links;
@@ -67,11 +72,15 @@ loom_status_t loom_reduce_hier_plan(const loom_coll_args_t *args, loom_team_t *t
         }
         goto out;
     }
-    status = loom_hier_layout_init(&lay, team, sched, loom_hier_index_ints(team), &ints);
+    /* The layout, its index, and per (chain below, slot) the last step
+     * that used the slot. */
+    status = loom_hier_layout_init(&lay, team, sched, loom_hier_index_ints(team) + 3 * depth,
+                                   &ints);
     if (status != LOOM_OK) {
         goto out;
     }
     loom_hier_index_init(&ix, &lay, team, ints);
+    reader = ints + loom_hier_index_ints(team);
     loom_hier_chain_links(&ix, args->root, &links);
     for (lvl = 0; lvl < 3; ++lvl) {
         if (links.down[lvl] >= 0) {
@@ -87,49 +96,57 @@ loom_status_t loom_reduce_hier_plan(const loom_coll_args_t *args, loom_team_t *t
         seg = (count + LOOM_TAG_MAX_STEPS - 1) / LOOM_TAG_MAX_STEPS;
     }
     nseg = (count + seg - 1) / seg;
-    /* A whole-message area per chain below: every receive is posted at
-     * once and none waits for a slot to drain. */
-    area = (count * esize + LOOM_REDUCE_HIER_ALIGN - 1) / LOOM_REDUCE_HIER_ALIGN *
-           LOOM_REDUCE_HIER_ALIGN;
+    if ((size_t)depth > nseg) {
+        depth = (int)nseg;
+    }
+    /* depth segment slots per chain below: segment j uses slot j mod
+     * depth, free again once what used it last (a reduce reading it, or
+     * the send of the partial result built in it) is done. */
+    slot_bytes = (seg * esize + LOOM_REDUCE_HIER_ALIGN - 1) / LOOM_REDUCE_HIER_ALIGN *
+                 LOOM_REDUCE_HIER_ALIGN;
     if (nbelow > 0) {
-        status = loom_sched_alloc_scratch(sched, (size_t)nbelow * area, (void **)&scratch);
+        status = loom_sched_alloc_scratch(sched, (size_t)nbelow * (size_t)depth * slot_bytes,
+                                          (void **)&scratch);
         if (status != LOOM_OK) {
             goto out;
         }
-        for (c = 0; c < nbelow; ++c) {
-            slot[c] = scratch + (size_t)c * area;
-        }
+    }
+    for (c = 0; c < 3 * depth; ++c) {
+        reader[c] = -1;
     }
     for (j = 0; j < nseg; ++j) {
-        n = j + 1 < nseg ? seg : count - j * seg;
+        n = (j + 1 < nseg ? seg : count - j * seg) * esize;
         off = j * seg * esize;
-        n *= esize;
-        prev = -1;
-        if (is_root) {
-            /* The result builds up in the receive buffer, from the own
-             * input (already there in place). */
-            acc = buf + off;
-            if (!args->in_place) {
-                prev = loom_sched_copy(sched, in + off, acc, n, LOOM_NO_DEPS);
-            }
-            c = 0;
-        } else if (nbelow == 0) {
+        d = (int)(j % (size_t)depth);
+        if (!is_root && nbelow == 0) {
             loom_sched_send(sched, links.up, (uint32_t)j, in + off, n, LOOM_NO_DEPS);
             continue;
-        } else {
-            /* The first partial result from below takes the own input:
-             * no copy of it. */
-            acc = slot[0] + off;
-            rv = loom_sched_recv(sched, below[0], (uint32_t)j, acc, n, LOOM_NO_DEPS);
-            prev = loom_sched_reduce(sched, in + off, acc, n, LOOM_DEPS(rv));
-            c = 1;
         }
-        for (; c < nbelow; ++c) {
-            rv = loom_sched_recv(sched, below[c], (uint32_t)j, slot[c] + off, n, LOOM_NO_DEPS);
-            prev = loom_sched_reduce(sched, slot[c] + off, acc, n, LOOM_DEPS(rv, prev));
+        if (is_root) {
+            /* The result builds up in the root's receive buffer, from its
+             * own input (already there in place). */
+            acc = buf + off;
+            prev = args->in_place ? -1 : loom_sched_copy(sched, in + off, acc, n, LOOM_NO_DEPS);
+        } else {
+            /* Elsewhere in the first chain's slot: the partial result
+             * from below takes the own input (no copy of it) and is sent
+             * on from there. */
+            acc = scratch + (size_t)d * slot_bytes;
+            prev = -1;
+        }
+        for (c = 0; c < nbelow; ++c) {
+            slot = scratch + ((size_t)c * (size_t)depth + (size_t)d) * slot_bytes;
+            rv = loom_sched_recv(sched, below[c], (uint32_t)j, slot, n,
+                                 LOOM_DEPS(reader[c * depth + d]));
+            if (slot == acc) {
+                prev = loom_sched_reduce(sched, in + off, acc, n, LOOM_DEPS(rv));
+                continue;
+            }
+            prev = loom_sched_reduce(sched, slot, acc, n, LOOM_DEPS(rv, prev));
+            reader[c * depth + d] = prev;
         }
         if (!is_root) {
-            loom_sched_send(sched, links.up, (uint32_t)j, acc, n, LOOM_DEPS(prev));
+            reader[d] = loom_sched_send(sched, links.up, (uint32_t)j, acc, n, LOOM_DEPS(prev));
         }
     }
 out:

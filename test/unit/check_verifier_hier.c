@@ -5,7 +5,7 @@
  * nodes, nodes of one rank, racks of one node, one node, one rack, 128
  * ranks in 4 racks, and random placements up to 40 ranks.  Every root on small teams, counts
  * 0, 1, fewer than ranks, odd and larger, in place or not, segment sizes
- * for the pipelined ones, both step orders; the non-commutative op must
+ * and slot depths for the pipelined ones, both step orders; the non-commutative op must
  * be refused by the reducing ones (the selection hands it elsewhere).
  */
 #include "verifier.h"
@@ -160,6 +160,7 @@ static void run(const hier_case_t *c, const loom_verify_coll_t *coll, const char
     loom_verify_params_t pa = {
         .name = name, .coll = coll, .plan = plan, .root = root, .nranks = c->p,
         .count = count, .in_place = in_place, .op = op, .seg_bytes = seg,
+        .depth = (int)((seed >> 8) % 3),    /* reduce's slots: 0 = its default */
         .node_of = c->node_of, .rack_of = c->rack_of, .seed = seed,
         .order = seed % 2 ? LOOM_VERIFY_ORDER_LATE_DELIVERY : LOOM_VERIFY_ORDER_UNIFORM,
     };
