@@ -23,17 +23,20 @@
  * their place in the receive buffer: no scratch, no copies but the own
  * block's (out of place).
  *
- * Cost, n bytes gathered, R racks, M nodes per rack, l ranks per node
- * (the largest), a/b per link class:
- *   (R-1) a_rack + (R-1)/R n/(Ml) b_rack             step 1, per rank
- * + (M-1) a_node + (M-1)/M n/l b_node ... per rank    step 2 (a share of
- *                                                     the rack's blocks)
- * + (l-1) a_in + (l-1)/l n b_in                       step 3
- * Across racks each rack receives every other rack's blocks exactly
- * once, and the receiving is spread over its ranks: (R-1)/R n bytes per
- * rack where a flat ring moves them once per rank.  Wins for large
- * messages when the links between nodes or racks are the bottleneck;
- * its l + M + R - 3 latency terms per block lose to Bruck for small ones.
+ * Cost, n bytes gathered, p = R M l ranks (R racks of M nodes of l ranks,
+ * evenly), a/b per link class; what one rank sends, all of it in flight
+ * at once:
+ *   (R-1)       (a_rack + n/p b_rack)     step 1: its own block
+ * + R (M-1)     (a_node + n/p b_node)     step 2: the R blocks it holds
+ *                                          for its rack
+ * + R M (l-1)   (a_in + n/p b_in)         step 3: the R M blocks it holds
+ *                                          for its node
+ * Each rack receives every other rack's data exactly once, (R-1)/R n
+ * bytes spread over its M l ranks, and each node every other node's of
+ * its rack once; a flat ring moves them across the slow link once per
+ * rank.  Wins for large messages when the links between nodes or racks
+ * are the bottleneck; its p - 1 messages per rank lose to Bruck's
+ * ceil(log2 p) rounds for small ones.
  * Allgatherv: each block travels alone, so uneven counts cost no waiting
  * for the largest block.
  */

@@ -24,14 +24,19 @@
  * once into one scratch area per incoming message (together about the
  * input's size on every rank).
  *
- * Cost, n bytes of input, R racks, M nodes per rack, l ranks per node
- * (the largest), a/b/g per link class:
- *   (l-1) a_in + (l-1)/l n (b_in + g)                 step 1
- * + (M-1) a_node + (M-1)/M n/l (b_node + g)           step 2, per rank
- * + (R-1) a_rack + (R-1)/R n/(Ml) (b_rack + g)        step 3, per rank
- * Across racks each rack sends every other rack's blocks exactly once,
- * reduced, and the sending is spread over its ranks: wins for large
- * messages when the links between nodes or racks are the bottleneck.
+ * Cost, n bytes of input, p = R M l ranks (R racks of M nodes of l ranks,
+ * evenly), a/b/g per link class; what one rank receives and reduces, all
+ * of it posted at once:
+ *   R M (l-1)   (a_in + n/p (b_in + g))       step 1: the R M blocks it
+ *                                              holds for its node
+ * + R (M-1)     (a_node + n/p (b_node + g))   step 2: the R blocks it
+ *                                              holds for its rack
+ * + (R-1)       (a_rack + n/p (b_rack + g))   step 3: its own block
+ * Each rack sends every other rack's blocks exactly once, reduced, (R-1)/R
+ * n bytes spread over its M l ranks; a flat ring moves partial sums
+ * across the slow link once per rank.  Wins for large messages when the
+ * links between nodes or racks are the bottleneck; its p - 1 messages
+ * per rank lose to recursive halving's log2 p rounds for small ones.
  *
  * Contributions meet in hierarchy order, not rank order: commutative ops
  * only (the plan refuses the others, the selection hands them to
