@@ -2,8 +2,9 @@
  * A schedule verifier that runs without MPI and without a transport.
  *
  * It plans one collective's schedule per rank (which collective, and what
- * each rank must end with, is a loom_verify_coll_t: allreduce, bcast and
- * reduce are below; verifier_colls.c shows how to add one) for p ranks in this process and
+ * each rank must end with, is a loom_verify_coll_t: allreduce, bcast,
+ * reduce, reduce_scatter(_block) and allgather(v) are below;
+ * verifier_colls.c shows how to add one) for p ranks in this process and
  * executes the steps itself, in a random (seeded) order chosen among every
  * action possible at each moment: start a step whose dependencies are done,
  * or complete a matched send/receive pair.  Messages are rendezvous (a send
