@@ -8,6 +8,7 @@ const char *const loom_allgather_alg_names[] = {
     [LOOM_ALLGATHER_AUTO] = "auto",
     [LOOM_ALLGATHER_BRUCK] = "bruck",
     [LOOM_ALLGATHER_RING] = "ring",
+    [LOOM_ALLGATHER_HIER] = "hierarchical",
     [LOOM_ALLGATHER_ALG_COUNT] = NULL,
 };
 
@@ -16,6 +17,9 @@ const loom_allgather_algorithm_t loom_allgather_algorithms[LOOM_ALLGATHER_ALG_CO
                                .segmented = 0 },
     [LOOM_ALLGATHER_RING] = { .name = "ring", .plan = loom_allgather_ring_plan,
                               .segmented = 1 },
+    /* Forced only: the cost model does not price link classes yet. */
+    [LOOM_ALLGATHER_HIER] = { .name = "hierarchical", .plan = loom_allgather_hier_plan,
+                              .segmented = 0 },
 };
 
 /* Bytes gathered over all ranks: from counts, which every rank passes

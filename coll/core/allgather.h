@@ -22,6 +22,7 @@ typedef enum loom_allgather_alg {
     LOOM_ALLGATHER_AUTO = 0,    /* let Loom choose */
     LOOM_ALLGATHER_BRUCK = 1,   /* ceil(log2 p) rounds, any p */
     LOOM_ALLGATHER_RING = 2,
+    LOOM_ALLGATHER_HIER = 3,    /* across racks, then nodes, then inside nodes */
     LOOM_ALLGATHER_ALG_COUNT
 } loom_allgather_alg_t;
 
@@ -39,6 +40,8 @@ extern const loom_allgather_algorithm_t loom_allgather_algorithms[LOOM_ALLGATHER
 loom_status_t loom_allgather_bruck_plan(const loom_coll_args_t *args,
                                         loom_team_t *team, loom_sched_t **sched_p);
 loom_status_t loom_allgather_ring_plan(const loom_coll_args_t *args,
+                                       loom_team_t *team, loom_sched_t **sched_p);
+loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args,
                                        loom_team_t *team, loom_sched_t **sched_p);
 
 typedef struct loom_allgather_choice {

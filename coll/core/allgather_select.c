@@ -65,9 +65,11 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
         best.alg = (loom_allgather_alg_t)cfg->allgather_algorithm;
         best.forced = 1;
     } else {
-        /* On a tie the earlier (log-step) algorithm stays. */
+        /* On a tie the earlier (log-step) algorithm stays.  The
+         * hierarchical one is never priced (its cost needs link classes):
+         * forced only. */
         best.alg = LOOM_ALLGATHER_BRUCK;
-        for (alg = LOOM_ALLGATHER_BRUCK + 1; alg < LOOM_ALLGATHER_ALG_COUNT; ++alg) {
+        for (alg = LOOM_ALLGATHER_BRUCK + 1; alg <= LOOM_ALLGATHER_RING; ++alg) {
             if (cost[alg] < cost[best.alg]) {
                 best.alg = (loom_allgather_alg_t)alg;
             }
@@ -81,7 +83,7 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
         best.forced = 1;
     }
     best.cost_s = cost[best.alg];
-    for (alg = LOOM_ALLGATHER_AUTO + 1; alg < LOOM_ALLGATHER_ALG_COUNT; ++alg) {
+    for (alg = LOOM_ALLGATHER_AUTO + 1; alg <= LOOM_ALLGATHER_RING; ++alg) {
         if (alg != (int)best.alg && cost[alg] < best.next_cost_s) {
             best.next_alg = (loom_allgather_alg_t)alg;
             best.next_cost_s = cost[alg];

@@ -9,6 +9,7 @@ const char *const loom_bcast_alg_names[] = {
     [LOOM_BCAST_BINOMIAL] = "binomial",
     [LOOM_BCAST_CHAIN] = "chain",
     [LOOM_BCAST_SCATTER_ALLGATHER] = "scatter_allgather",
+    [LOOM_BCAST_HIER] = "hierarchical",
     [LOOM_BCAST_ALG_COUNT] = NULL,
 };
 
@@ -20,6 +21,9 @@ const loom_bcast_algorithm_t loom_bcast_algorithms[LOOM_BCAST_ALG_COUNT] = {
     [LOOM_BCAST_SCATTER_ALLGATHER] = { .name = "scatter_allgather",
                                        .plan = loom_bcast_scatter_allgather_plan,
                                        .segmented = 0 },
+    /* Forced only: the cost model does not price link classes yet. */
+    [LOOM_BCAST_HIER] = { .name = "hierarchical", .plan = loom_bcast_hier_plan,
+                          .segmented = 1 },
 };
 
 /* One line per (team, size class): the algorithm and why. */

@@ -22,6 +22,7 @@ typedef enum loom_bcast_alg {
     LOOM_BCAST_BINOMIAL = 1,
     LOOM_BCAST_CHAIN = 2,              /* pipelined chain */
     LOOM_BCAST_SCATTER_ALLGATHER = 3,  /* binomial scatter + ring allgather */
+    LOOM_BCAST_HIER = 4,               /* chains per rack, node and rank level */
     LOOM_BCAST_ALG_COUNT
 } loom_bcast_alg_t;
 
@@ -43,6 +44,8 @@ loom_status_t loom_bcast_chain_plan(const loom_coll_args_t *args, loom_team_t *t
                                     loom_sched_t **sched_p);
 loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
                                                 loom_team_t *team, loom_sched_t **sched_p);
+loom_status_t loom_bcast_hier_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                   loom_sched_t **sched_p);
 
 typedef struct loom_bcast_choice {
     loom_bcast_alg_t    alg;

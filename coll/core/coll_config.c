@@ -54,7 +54,9 @@ const loom_config_field_t loom_coll_config_table[] = {
         .default_value = "auto", .enum_names = loom_allgather_alg_names,
         .help = "Allgather and allgatherv algorithm: auto lets the cost model "
                 "choose by size and rank count; bruck (ceil(log2 p) rounds, "
-                "small messages) or ring (large messages) forces that one",
+                "small messages), ring (large messages) or hierarchical "
+                "(across racks, nodes, then inside nodes; never chosen by "
+                "auto yet) forces that one",
         .offset = offsetof(loom_coll_config_t, allgather_algorithm),
     },
     {
@@ -80,8 +82,10 @@ const loom_config_field_t loom_coll_config_table[] = {
         .help = "Reduce_scatter and reduce_scatter_block algorithm: auto lets "
                 "the cost model choose by size and rank count; "
                 "recursive_halving (small messages, reduces in rank order) or "
-                "ring (large messages) forces that one (ring hands "
-                "non-commutative ops to recursive_halving); reproducible (the "
+                "ring (large messages) or hierarchical (inside nodes, then "
+                "nodes, then racks; never chosen by auto yet) forces that one "
+                "(ring and hierarchical hand non-commutative ops to "
+                "recursive_halving); reproducible (the "
                 "canonical order) is what coll_loom_reproducible picks",
         .offset = offsetof(loom_coll_config_t, reduce_scatter_algorithm),
     },
@@ -164,7 +168,9 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "rank count; binomial (fewest rounds, small messages), chain "
                 "(pipelined chain, medium and large messages on few ranks) or "
                 "scatter_allgather (binomial scatter then ring allgather, large "
-                "messages) forces that algorithm",
+                "messages) or hierarchical (pipelined chains across racks, "
+                "nodes and ranks; never chosen by auto yet) forces that "
+                "algorithm",
         .offset = offsetof(loom_coll_config_t, bcast_algorithm),
     },
     {
@@ -189,9 +195,12 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "rank count; binomial (fewest rounds, small messages), "
                 "reduce_scatter_gather (recursive halving then binomial gather, "
                 "large messages on many ranks), chain (pipelined in segments, "
-                "large messages) or reproducible (the canonical order "
-                "coll_loom_reproducible picks) forces that algorithm.  All "
-                "reduce non-commutative ops in rank order",
+                "large messages), reproducible (the canonical order "
+                "coll_loom_reproducible picks) or hierarchical (pipelined "
+                "chains across ranks, nodes and racks; commutative ops, never "
+                "chosen by auto yet) forces that algorithm.  All but "
+                "hierarchical reduce non-commutative ops in rank order; it "
+                "hands them to binomial",
         .offset = offsetof(loom_coll_config_t, reduce_algorithm),
     },
     {

@@ -68,3 +68,67 @@ loom_status_t loom_hier_layout_init(loom_hier_layout_t *l, const loom_team_t *te
     l->me_node_in_rack = x;
     return LOOM_OK;
 }
+
+void loom_hier_index_init(loom_hier_index_t *ix, const loom_hier_layout_t *l,
+                          const loom_team_t *team, int *ints)
+{
+    int x, y, i;
+
+    ix->lay = l;
+    ix->node_of = team->node_of;
+    ix->rack_of = team->rack_of;
+    ix->local_of = ints;
+    ix->node_pos = ints + l->p;
+    for (x = 0; x < l->N; ++x) {
+        for (i = 0; i < l->node_size[x]; ++i) {
+            ix->local_of[loom_hier_rank(l, x, i)] = i;
+        }
+    }
+    for (y = 0; y < l->R; ++y) {
+        for (i = 0; i < l->rack_size[y]; ++i) {
+            ix->node_pos[loom_hier_node(l, y, i)] = i;
+        }
+    }
+}
+
+void loom_hier_chain_links(const loom_hier_index_t *ix, int root, loom_hier_links_t *links_p)
+{
+    const loom_hier_layout_t *l = ix->lay;
+    loom_hier_links_t k = { .up = -1, .down = { -1, -1, -1 } };
+    int w = l->me_rack, y = l->me_node, R = l->R, M = l->rack_size[w];
+    int n = l->node_size[y], rack_pos, node_pos, local_pos, h, g, x;
+
+    h = loom_hier_rack_holder(ix, w, root);
+    g = loom_hier_node_holder(ix, y, root);
+    /* Local chain: from the node holder on, in local order. */
+    local_pos = (l->me_local - ix->local_of[g] + n) % n;
+    if (local_pos > 0) {
+        k.up = loom_hier_rank(l, y, (l->me_local + n - 1) % n);
+    }
+    if (local_pos < n - 1) {
+        k.down[2] = loom_hier_rank(l, y, (l->me_local + 1) % n);
+    }
+    if (l->me == g) {
+        /* Node chain: from the rack holder's node on, in rack order. */
+        node_pos = (l->me_node_in_rack - ix->node_pos[ix->node_of[h]] + M) % M;
+        if (node_pos > 0) {
+            x = loom_hier_node(l, w, (l->me_node_in_rack + M - 1) % M);
+            k.up = loom_hier_node_holder(ix, x, root);
+        }
+        if (node_pos < M - 1) {
+            x = loom_hier_node(l, w, (l->me_node_in_rack + 1) % M);
+            k.down[1] = loom_hier_node_holder(ix, x, root);
+        }
+    }
+    if (l->me == h) {
+        /* Rack chain: from the root's rack on, in rack order. */
+        rack_pos = (w - ix->rack_of[root] + R) % R;
+        if (rack_pos > 0) {
+            k.up = loom_hier_rack_holder(ix, (w + R - 1) % R, root);
+        }
+        if (rack_pos < R - 1) {
+            k.down[0] = loom_hier_rack_holder(ix, (w + 1) % R, root);
+        }
+    }
+    *links_p = k;
+}

@@ -68,4 +68,78 @@ static inline int loom_hier_rack_node(const loom_hier_layout_t *l, int y, int t)
     return loom_hier_node(l, y, t % l->rack_size[y]);
 }
 
+/*
+ * Holders: who stands for a rank q's data on every rack and node, so that
+ * a message crosses each slow level once and the receiving ends are
+ * spread over all ranks.  q has local index j on its node, and its node
+ * index k in its rack.  Rack w's holder of q is q itself on q's rack,
+ * elsewhere local rank j (mod size) of rack w's node k (mod size); node
+ * y's holder is its rack's holder when that one lives on y, elsewhere
+ * local rank j (mod size) of y.  The ranks of one node are dealt to
+ * different local ranks of every other node, and the nodes of one rack to
+ * different nodes of every other rack: every rank drives a share.
+ *
+ *   rack 0: node 0 = {q0, q1}        rack 1: node 2 = {t0, t1, t2}
+ *           node 1 = {q2}                    node 3 = {t3}
+ *   rack 1's holder of q1 (j = 1, k = 0) is t1, of q2 (j = 0, k = 1) t3;
+ *   node 3's holder of q1 is t3, node 2's holder of q2 is t0.
+ */
+typedef struct loom_hier_index {
+    const loom_hier_layout_t *lay;
+    const int   *node_of;       /* the team's: node of each rank */
+    const int   *rack_of;       /* the team's: rack of each rank */
+    int         *local_of;      /* per rank: its index among its node's ranks */
+    int         *node_pos;      /* per node: its index among its rack's nodes */
+} loom_hier_index_t;
+
+/* Ints the index needs, to ask loom_hier_layout_init for as extra ints. */
+static inline int loom_hier_index_ints(const loom_team_t *team)
+{
+    return team->size + team->num_nodes;
+}
+
+/* Fill ix for layout l of team; ints: loom_hier_index_ints(team) of them. */
+void loom_hier_index_init(loom_hier_index_t *ix, const loom_hier_layout_t *l,
+                          const loom_team_t *team, int *ints);
+
+/* Rack w's holder of rank q's data. */
+static inline int loom_hier_rack_holder(const loom_hier_index_t *ix, int w, int q)
+{
+    const loom_hier_layout_t *l = ix->lay;
+    int x;
+
+    if (w == ix->rack_of[q]) {
+        return q;
+    }
+    x = loom_hier_node(l, w, ix->node_pos[ix->node_of[q]] % l->rack_size[w]);
+    return loom_hier_owner(l, x, ix->local_of[q]);
+}
+
+/* Node y's holder of rank q's data. */
+static inline int loom_hier_node_holder(const loom_hier_index_t *ix, int y, int q)
+{
+    int h = loom_hier_rack_holder(ix, ix->rack_of[loom_hier_rank(ix->lay, y, 0)], q);
+
+    return ix->node_of[h] == y ? h : loom_hier_owner(ix->lay, y, ix->local_of[q]);
+}
+
+/*
+ * Per-level chains from a root, for pipelined rooted collectives: racks
+ * in order from the root's, each standing by its holder of the root; in
+ * each rack its nodes in order (cyclic) from the rack holder's node, each
+ * standing by its node holder; in each node its ranks in order (cyclic)
+ * from the node holder.  A rank has one link up (at the highest level
+ * where it is not first) and up to one link down per level it is on.
+ *
+ *   root -> rack 1's holder -> rack 2's holder        (racks)
+ *     |            '-> next node's holder -> ...      (nodes of rack 1)
+ *     '-> next local rank -> ...                      (ranks of a node)
+ */
+typedef struct loom_hier_links {
+    int     up;             /* -1: this is the root */
+    int     down[3];        /* next on the rack, node and local chain; -1: none */
+} loom_hier_links_t;
+
+void loom_hier_chain_links(const loom_hier_index_t *ix, int root, loom_hier_links_t *links_p);
+
 #endif

@@ -10,6 +10,7 @@ const char *const loom_reduce_alg_names[] = {
     [LOOM_REDUCE_SCATTER_GATHER] = "reduce_scatter_gather",
     [LOOM_REDUCE_REPRODUCIBLE] = "reproducible",
     [LOOM_REDUCE_CHAIN] = "chain",
+    [LOOM_REDUCE_HIER] = "hierarchical",
     [LOOM_REDUCE_ALG_COUNT] = NULL,
 };
 
@@ -23,6 +24,9 @@ const loom_reduce_algorithm_t loom_reduce_algorithms[LOOM_REDUCE_ALG_COUNT] = {
                                    .noncommutative = 1, .segmented = 0 },
     [LOOM_REDUCE_CHAIN] = { .name = "chain", .plan = loom_reduce_chain_plan,
                             .noncommutative = 1, .segmented = 1 },
+    /* Forced only: the cost model does not price link classes yet. */
+    [LOOM_REDUCE_HIER] = { .name = "hierarchical", .plan = loom_reduce_hier_plan,
+                           .noncommutative = 0, .segmented = 1 },
 };
 
 /* One line per (team, size class): the algorithm and why. */

@@ -5,7 +5,7 @@
  * is reduced into the root's recvbuf; the other ranks' recvbuf is never
  * touched and may be NULL (working memory comes from the schedule's pool
  * scratch).  Non-commutative ops are reduced in rank order by every
- * algorithm here.  The choice depends on the team size, the byte count,
+ * algorithm here but the hierarchical one, which refuses them.  The choice depends on the team size, the byte count,
  * whether the op commutes and the settings only: inputs every rank agrees
  * on (the root does not matter to it).
  */
@@ -25,6 +25,7 @@ typedef enum loom_reduce_alg {
     LOOM_REDUCE_SCATTER_GATHER = 2,        /* recursive halving + binomial gather */
     LOOM_REDUCE_REPRODUCIBLE = 3,          /* canonical order, on request only */
     LOOM_REDUCE_CHAIN = 4,                 /* pipelined chain, segmented */
+    LOOM_REDUCE_HIER = 5,                  /* chains per rack, node and rank level */
     LOOM_REDUCE_ALG_COUNT
 } loom_reduce_alg_t;
 
@@ -49,6 +50,8 @@ loom_status_t loom_reduce_chain_plan(const loom_coll_args_t *args, loom_team_t *
                                      loom_sched_t **sched_p);
 loom_status_t loom_reduce_canonical_plan(const loom_coll_args_t *args, loom_team_t *team,
                                          loom_sched_t **sched_p);
+loom_status_t loom_reduce_hier_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                    loom_sched_t **sched_p);
 
 typedef struct loom_reduce_choice {
     loom_reduce_alg_t   alg;

@@ -8,6 +8,7 @@ const char *const loom_reduce_scatter_alg_names[] = {
     [LOOM_REDUCE_SCATTER_HALVING] = "recursive_halving",
     [LOOM_REDUCE_SCATTER_RING] = "ring",
     [LOOM_REDUCE_SCATTER_REPRODUCIBLE] = "reproducible",
+    [LOOM_REDUCE_SCATTER_HIER] = "hierarchical",
     [LOOM_REDUCE_SCATTER_ALG_COUNT] = NULL,
 };
 
@@ -21,6 +22,10 @@ const loom_reduce_scatter_algorithm_t
     [LOOM_REDUCE_SCATTER_REPRODUCIBLE] = { .name = "reproducible",
                                            .plan = loom_reduce_scatter_canonical_plan,
                                            .noncommutative = 1, .segmented = 0 },
+    /* Forced only: the cost model does not price link classes yet. */
+    [LOOM_REDUCE_SCATTER_HIER] = { .name = "hierarchical",
+                                   .plan = loom_reduce_scatter_hier_plan,
+                                   .noncommutative = 0, .segmented = 0 },
 };
 
 /* Bytes of input over all blocks: from counts, which every rank passes

@@ -24,6 +24,7 @@ typedef enum loom_reduce_scatter_alg {
     LOOM_REDUCE_SCATTER_HALVING = 1,  /* recursive halving, rank order kept */
     LOOM_REDUCE_SCATTER_RING = 2,     /* pipelined ring, commutative ops */
     LOOM_REDUCE_SCATTER_REPRODUCIBLE = 3, /* canonical order, on request only */
+    LOOM_REDUCE_SCATTER_HIER = 4,     /* inside nodes, then nodes, then racks */
     LOOM_REDUCE_SCATTER_ALG_COUNT
 } loom_reduce_scatter_alg_t;
 
@@ -46,6 +47,8 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
                                             loom_team_t *team, loom_sched_t **sched_p);
 loom_status_t loom_reduce_scatter_canonical_plan(const loom_coll_args_t *args,
                                                  loom_team_t *team, loom_sched_t **sched_p);
+loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
+                                            loom_team_t *team, loom_sched_t **sched_p);
 
 typedef struct loom_reduce_scatter_choice {
     loom_reduce_scatter_alg_t   alg;

@@ -6,8 +6,11 @@
  * count, whether the op commutes and the settings, equal on every rank,
  * so every rank makes the same choice; the root is not an input, so a
  * non-commutative op is always priced with the extra hop it may need.
- * Every reduce algorithm keeps rank order, so a forced one (by a setting
- * or, ahead of it, a user rule) is always taken as given.
+ * A forced algorithm (by a setting or, ahead of it, a user rule) is taken
+ * as given, except that one which cannot keep rank order (the
+ * hierarchical one) hands non-commutative ops to the binomial tree, as
+ * reduce_scatter does.  The hierarchical algorithm is never priced: its
+ * cost needs link classes, so it is forced only.
  */
 #include "reduce.h"
 #include "cost.h"
@@ -68,6 +71,9 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     if (cfg->reduce_algorithm != LOOM_REDUCE_AUTO) {
         pick.alg = cfg->reduce_algorithm;
         best.forced = 1;
+        if (!commutative && !loom_reduce_algorithms[pick.alg].noncommutative) {
+            pick.alg = LOOM_REDUCE_BINOMIAL;
+        }
     } else {
         loom_cost_pick_consider(&pick, LOOM_REDUCE_SCATTER_GATHER, 0,
                                 loom_cost_reduce_scatter_gather(&c, p, n, commutative));
@@ -79,7 +85,8 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
         }
     }
     best.rule = loom_rules_find(cfg->rules, LOOM_COLL_REDUCE, bytes, p);
-    if (rule != NULL && rule->alg != LOOM_REDUCE_AUTO) {
+    if (rule != NULL && rule->alg != LOOM_REDUCE_AUTO &&
+        (commutative || loom_reduce_algorithms[rule->alg].noncommutative)) {
         pick.alg = rule->alg;
         best.forced = 1;
     }

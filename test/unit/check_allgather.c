@@ -353,6 +353,9 @@ START_TEST(test_names_and_config)
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "allgather_algorithm",
                                      "ring"), LOOM_OK);
     ck_assert_int_eq(cfg.allgather_algorithm, LOOM_ALLGATHER_RING);
+    ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "allgather_algorithm",
+                                     "hierarchical"), LOOM_OK);
+    ck_assert_int_eq(cfg.allgather_algorithm, LOOM_ALLGATHER_HIER);
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "allgather_segment",
                                      "64k"), LOOM_OK);
     ck_assert_uint_eq(cfg.allgather_segment, 65536);

@@ -193,6 +193,7 @@ START_TEST(test_select)
             ck_assert(ch.alg == again.alg && ch.seg_bytes == again.seg_bytes &&
                       ch.cost_s == again.cost_s && ch.next_alg == again.next_alg);
             ck_assert(ch.alg > LOOM_BCAST_AUTO && ch.alg < LOOM_BCAST_ALG_COUNT);
+            ck_assert_int_ne(ch.alg, LOOM_BCAST_HIER);   /* forced only */
         }
     }
     /* Forced: taken as given, with the segment setting for the chain. */
@@ -228,6 +229,9 @@ START_TEST(test_names_and_config)
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "bcast_algorithm",
                                      "scatter_allgather"), LOOM_OK);
     ck_assert_int_eq(cfg.bcast_algorithm, LOOM_BCAST_SCATTER_ALLGATHER);
+    ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "bcast_algorithm",
+                                     "hierarchical"), LOOM_OK);
+    ck_assert_int_eq(cfg.bcast_algorithm, LOOM_BCAST_HIER);
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "bcast_segment", "8k"),
                      LOOM_OK);
     ck_assert_uint_eq(cfg.bcast_segment, 8192);

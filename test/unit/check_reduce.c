@@ -102,6 +102,12 @@ static void check_alg_seg(loom_reduce_alg_t alg, int p, size_t count, int root,
     }
     harness_init(&h, p);
     st = harness_run(&h, loom_reduce_algorithms[alg].plan, args, seed);
+    /* Commutative-only algorithms must refuse the others (the selection
+     * then hands them to the binomial tree). */
+    if (!commutative && !loom_reduce_algorithms[alg].noncommutative) {
+        ck_assert_int_eq(st, LOOM_ERR_UNSUPPORTED);
+        goto done;
+    }
     ck_assert_msg(st == LOOM_OK, "%s reduce p=%d count=%zu root=%d in_place=%d %s seg=%zu "
                   "depth=%d: %s", loom_reduce_alg_names[alg], p, count, root, in_place,
                   commutative ? "sum" : "compose", seg_bytes, depth, loom_status_string(st));
@@ -114,6 +120,7 @@ static void check_alg_seg(loom_reduce_alg_t alg, int p, size_t count, int root,
                          in_place, commutative ? "sum" : "compose", seg_bytes, depth, i);
         }
     }
+done:
     for (r = 0; r < p; ++r) {
         for (i = 0; i < count && (r != root || !in_place); ++i) {
             affine_t want = input(r, i, seed);
@@ -313,6 +320,21 @@ START_TEST(test_select)
     loom_reduce_select(&cfg, 16, 1u << 30, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_REDUCE_BINOMIAL);
     ck_assert_int_eq(ch.seg_bytes, 0);
+    /* The hierarchical one: forced only, never the model's choice, and
+     * a non-commutative op goes to the binomial tree instead. */
+    cfg.reduce_algorithm = LOOM_REDUCE_HIER;
+    loom_reduce_select(&cfg, 16, 8, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_REDUCE_HIER);
+    ck_assert_int_eq(ch.seg_bytes, 64u << 10);
+    loom_reduce_select(&cfg, 16, 8, 0, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_REDUCE_BINOMIAL);
+    cfg.reduce_algorithm = LOOM_REDUCE_AUTO;
+    for (p = 1; p <= 300; p += 13) {
+        for (bytes = 0; bytes <= (1u << 30); bytes = bytes * 5 + 1) {
+            loom_reduce_select(&cfg, p, bytes, 1, &ch);
+            ck_assert_int_ne(ch.alg, LOOM_REDUCE_HIER);
+        }
+    }
     /* A forced chain at a size the model would not pick it for still
      * gets a segment size. */
     cfg.reduce_algorithm = LOOM_REDUCE_CHAIN;
@@ -331,8 +353,11 @@ START_TEST(test_names_and_config)
     ck_assert_ptr_null(loom_reduce_alg_names[LOOM_REDUCE_ALG_COUNT]);
     for (a = 1; a < LOOM_REDUCE_ALG_COUNT; ++a) {
         ck_assert_str_eq(loom_reduce_alg_names[a], loom_reduce_algorithms[a].name);
-        ck_assert(loom_reduce_algorithms[a].noncommutative);
+        ck_assert(loom_reduce_algorithms[a].noncommutative || a == LOOM_REDUCE_HIER);
     }
+    ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "reduce_algorithm",
+                                     "hierarchical"), LOOM_OK);
+    ck_assert_int_eq(cfg.reduce_algorithm, LOOM_REDUCE_HIER);
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "reduce_algorithm",
                                      "reduce_scatter_gather"), LOOM_OK);
     ck_assert_int_eq(cfg.reduce_algorithm, LOOM_REDUCE_SCATTER_GATHER);

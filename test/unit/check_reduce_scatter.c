@@ -368,10 +368,16 @@ START_TEST(test_select)
                           ch.depth == again.depth && ch.forced == again.forced &&
                           ch.cost_s == again.cost_s && ch.next_alg == again.next_alg);
                 ck_assert(comm || loom_reduce_scatter_algorithms[ch.alg].noncommutative);
+                ck_assert_int_ne(ch.alg, LOOM_REDUCE_SCATTER_HIER);   /* forced only */
             }
         }
     }
     /* Forced: taken as given, except where rank order cannot be kept. */
+    cfg.reduce_scatter_algorithm = LOOM_REDUCE_SCATTER_HIER;
+    loom_reduce_scatter_select(&cfg, 16, 1u << 20, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_REDUCE_SCATTER_HIER);
+    loom_reduce_scatter_select(&cfg, 16, 1u << 20, 0, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_REDUCE_SCATTER_HALVING);
     cfg.reduce_scatter_algorithm = LOOM_REDUCE_SCATTER_RING;
     cfg.reduce_scatter_segment = 12345;
     loom_reduce_scatter_select(&cfg, 16, 8, 1, &ch);
@@ -405,6 +411,9 @@ START_TEST(test_names_and_config)
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "reduce_scatter_algorithm",
                                      "recursive_halving"), LOOM_OK);
     ck_assert_int_eq(cfg.reduce_scatter_algorithm, LOOM_REDUCE_SCATTER_HALVING);
+    ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "reduce_scatter_algorithm",
+                                     "hierarchical"), LOOM_OK);
+    ck_assert_int_eq(cfg.reduce_scatter_algorithm, LOOM_REDUCE_SCATTER_HIER);
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "reduce_scatter_segment",
                                      "1m"), LOOM_OK);
     ck_assert_uint_eq(cfg.reduce_scatter_segment, 1u << 20);

@@ -219,12 +219,12 @@ END_TEST
 START_TEST(test_rules_every_coll_errors)
 {
     expect_error("bcast:0-1K:@ring", "position 13",
-                 "one of: auto, binomial, chain, scatter_allgather)");
+                 "one of: auto, binomial, chain, scatter_allgather, hierarchical)");
     expect_error("reduce:0-1K:@ring", "position 14", "one of: auto, binomial, "
-                 "reduce_scatter_gather, reproducible, chain)");
-    expect_error("allgatherv:0-1K:@rabenseifner", "position 18", "one of: auto, bruck, ring)");
+                 "reduce_scatter_gather, reproducible, chain, hierarchical)");
+    expect_error("allgatherv:0-1K:@rabenseifner", "position 18", "one of: auto, bruck, ring, hierarchical)");
     expect_error("reduce_scatter_block:0-1K:@chain", "position 28",
-                 "one of: auto, recursive_halving, ring, reproducible)");
+                 "one of: auto, recursive_halving, ring, reproducible, hierarchical)");
     expect_error("bcast:0-1K:@chain:seg=0", "position 19", "segment size");
     expect_error("gather:0-1K:@ring", "position 1", "one of: allreduce, bcast, reduce, "
                  "allgather, allgatherv, reduce_scatter, reduce_scatter_block, cost)");
@@ -298,6 +298,41 @@ START_TEST(test_rules_drive_every_selection)
 }
 END_TEST
 
+/* A rule may name the hierarchical algorithms, which the model never
+ * picks; for a non-commutative reduce the choice so far stays. */
+START_TEST(test_rules_hierarchical)
+{
+    loom_coll_config_t cfg;
+    loom_bcast_choice_t bc;
+    loom_reduce_choice_t rc;
+    loom_allgather_choice_t ac;
+    loom_reduce_scatter_choice_t sc;
+    loom_rules_t *r;
+
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
+    ck_assert_int_eq(loom_rules_parse("bcast:0-inf:@hierarchical:seg=8K;"
+                                      "reduce:0-inf:@hierarchical;"
+                                      "allgather:0-inf:@hierarchical;"
+                                      "reduce_scatter:0-inf:@hierarchical",
+                                      "test", &r), LOOM_OK);
+    cfg.rules = r;
+    loom_bcast_select(&cfg, 16, 1u << 20, &bc);
+    ck_assert_int_eq(bc.alg, LOOM_BCAST_HIER);
+    ck_assert_uint_eq(bc.seg_bytes, 8192);
+    loom_reduce_select(&cfg, 16, 1u << 20, 1, &rc);
+    ck_assert_int_eq(rc.alg, LOOM_REDUCE_HIER);
+    loom_reduce_select(&cfg, 16, 1u << 20, 0, &rc);
+    ck_assert(loom_reduce_algorithms[rc.alg].noncommutative);
+    loom_allgather_select(&cfg, 16, 1u << 20, &ac);
+    ck_assert_int_eq(ac.alg, LOOM_ALLGATHER_HIER);
+    loom_reduce_scatter_select(&cfg, 16, 1u << 20, 1, &sc);
+    ck_assert_int_eq(sc.alg, LOOM_REDUCE_SCATTER_HIER);
+    loom_reduce_scatter_select(&cfg, 16, 1u << 20, 0, &sc);
+    ck_assert_int_eq(sc.alg, LOOM_REDUCE_SCATTER_HALVING);
+    loom_rules_destroy(r);
+}
+END_TEST
+
 /* Cost constants: a v2 line, applied over the settings, hashed. */
 START_TEST(test_rules_cost)
 {
@@ -362,6 +397,7 @@ int main(void)
     tcase_add_test(tc, test_rules_every_coll);
     tcase_add_test(tc, test_rules_every_coll_errors);
     tcase_add_test(tc, test_rules_drive_every_selection);
+    tcase_add_test(tc, test_rules_hierarchical);
     tcase_add_test(tc, test_rules_cost);
     suite_add_tcase(s, tc);
     return loom_check_run(s);

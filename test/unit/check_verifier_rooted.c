@@ -32,6 +32,7 @@ typedef struct rooted_alg {
     loom_plan_fn_t  plan;
     int             segmented;
     int             reduces;     /* sweep both ops; refusing either fails */
+    int             refuses;     /* commutative only: must refuse the other op */
 } rooted_alg_t;
 
 static uint64_t mix(uint64_t x)
@@ -50,12 +51,13 @@ static int rooted_algs(rooted_alg_t *out)
     for (a = 1; a < LOOM_BCAST_ALG_COUNT; ++a) {
         out[n++] = (rooted_alg_t){ &loom_verify_bcast, loom_bcast_algorithms[a].name,
                                    loom_bcast_algorithms[a].plan,
-                                   loom_bcast_algorithms[a].segmented, 0 };
+                                   loom_bcast_algorithms[a].segmented, 0, 0 };
     }
     for (a = 1; a < LOOM_REDUCE_ALG_COUNT; ++a) {
         out[n++] = (rooted_alg_t){ &loom_verify_reduce, loom_reduce_algorithms[a].name,
                                    loom_reduce_algorithms[a].plan,
-                                   loom_reduce_algorithms[a].segmented, 1 };
+                                   loom_reduce_algorithms[a].segmented, 1,
+                                   !loom_reduce_algorithms[a].noncommutative };
     }
     return n;
 }
@@ -84,6 +86,10 @@ static void rooted_case(const rooted_alg_t *alg, int p, size_t count, int root,
     for (op = LOOM_VERIFY_OP_SUM; op <= last; ++op) {
         pa.op = (loom_verify_op_t)op;
         ck_assert_int_eq(loom_verify_run(&pa, &rep), LOOM_OK);
+        if (alg->refuses && op == LOOM_VERIFY_OP_MATRIX) {
+            ck_assert_int_eq(rep.verdict, LOOM_VERIFY_REFUSED);
+            continue;
+        }
         if (rep.verdict != LOOM_VERIFY_PASS) {
             ck_abort_msg("%s %s: %s", alg->coll->name, loom_verify_verdict_name(rep.verdict),
                          rep.message);

@@ -2,8 +2,9 @@
  * A schedule verifier that runs without MPI and without a transport.
  *
  * It plans one collective's schedule per rank (which collective, and what
- * each rank must end with, is a loom_verify_coll_t: allreduce, bcast and
- * reduce are below; verifier_colls.c shows how to add one) for p ranks in this process and
+ * each rank must end with, is a loom_verify_coll_t: allreduce, bcast,
+ * reduce, reduce_scatter(_block) and allgather(v) are below;
+ * verifier_colls.c shows how to add one) for p ranks in this process and
  * executes the steps itself, in a random (seeded) order chosen among every
  * action possible at each moment: start a step whose dependencies are done,
  * or complete a matched send/receive pair.  Messages are rendezvous (a send
@@ -21,6 +22,7 @@
 #ifndef LOOM_TEST_VERIFIER_H
 #define LOOM_TEST_VERIFIER_H
 
+#include "coll/core/allgather.h"
 #include "coll/core/allreduce.h"
 #include "coll/core/bcast.h"
 #include "coll/core/reduce.h"
@@ -151,6 +153,11 @@ extern const loom_verify_coll_t loom_verify_allreduce;
 extern const loom_verify_coll_t loom_verify_bcast;
 extern const loom_verify_coll_t loom_verify_reduce;
 extern const loom_verify_coll_t loom_verify_reduce_scatter_block;
+/* Uniform blocks; uneven ones (some empty, packed, at most 1024 ranks);
+ * reduce_scatter with the same uneven blocks. */
+extern const loom_verify_coll_t loom_verify_allgather;
+extern const loom_verify_coll_t loom_verify_allgatherv;
+extern const loom_verify_coll_t loom_verify_reduce_scatter;
 
 typedef struct loom_verify_report {
     loom_verify_verdict_t verdict;

@@ -143,3 +143,175 @@ const loom_verify_coll_t loom_verify_reduce_scatter_block = {
     .layout = vc_rs_block_layout, .initial = vc_allreduce_initial,
     .expected = vc_rs_block_expected, .replicated = 0, .folds_elementwise = 0,
 };
+
+/* ------------------------------------------------------------ allgather */
+
+/* Allgatherv and reduce_scatter give rank r vc_v_count(pa, r) elements:
+ * uneven, some empty, packed in rank order (a function of count and r
+ * only, so every part of the verifier computes the same). */
+#define VC_V_MAX_RANKS 1024
+
+static size_t vc_v_counts[VC_V_MAX_RANKS];
+
+static size_t vc_v_count(const loom_verify_params_t *pa, int r)
+{
+    return (pa->count + 3 * (size_t)r) % (pa->count + 2);
+}
+
+/* Elements of ranks 0..r-1: rank r's packed offset (r = p: the total). */
+static size_t vc_v_offset(const loom_verify_params_t *pa, int r)
+{
+    size_t off = 0;
+    int q;
+
+    for (q = 0; q < r; ++q) {
+        off += vc_v_count(pa, q);
+    }
+    return off;
+}
+
+/* Rank r's block of the uniform (v = 0) or uneven (v = 1) shape. */
+static size_t vc_block_count(const loom_verify_params_t *pa, int v, int r)
+{
+    return v ? vc_v_count(pa, r) : pa->count;
+}
+
+static size_t vc_block_offset(const loom_verify_params_t *pa, int v, int r)
+{
+    return v ? vc_v_offset(pa, r) : (size_t)r * pa->count;
+}
+
+/* The rank whose block holds element i of the packed whole. */
+static int vc_block_of(const loom_verify_params_t *pa, int v, size_t i)
+{
+    int q;
+
+    for (q = 0; q + 1 < pa->nranks && i >= vc_block_offset(pa, v, q + 1); ++q) {
+    }
+    return q;
+}
+
+static void vc_ag_layout_v(const loom_verify_params_t *pa, int v, int rank,
+                           loom_verify_layout_t *lay)
+{
+    *lay = (loom_verify_layout_t){ .has_recv = 1,
+                                   .recv_elems = vc_block_offset(pa, v, pa->nranks),
+                                   .has_send = !pa->in_place,
+                                   .send_elems = vc_block_count(pa, v, rank),
+                                   .in_place = pa->in_place };
+}
+
+/* The own block: in the send buffer, or in place at its spot. */
+static int vc_ag_initial_v(const loom_verify_params_t *pa, int v, int rank, int in_send,
+                           size_t i, void *elem)
+{
+    size_t off = vc_block_offset(pa, v, rank);
+
+    if (!in_send) {
+        if (!pa->in_place || i < off || i >= off + vc_block_count(pa, v, rank)) {
+            return 0;
+        }
+        i -= off;
+    }
+    if (elem != NULL) {
+        loom_verify_input(pa->op, pa->seed, rank, i, elem);
+    }
+    return 1;
+}
+
+static int vc_ag_expected_v(const loom_verify_params_t *pa, int v, size_t i, void *elem)
+{
+    int q = vc_block_of(pa, v, i);
+
+    loom_verify_input(pa->op, pa->seed, q, i - vc_block_offset(pa, v, q), elem);
+    return 1;
+}
+
+static void vc_ag_layout(const loom_verify_params_t *pa, int rank, loom_verify_layout_t *lay)
+{
+    vc_ag_layout_v(pa, 0, rank, lay);
+}
+
+static int vc_ag_initial(const loom_verify_params_t *pa, int rank, int in_send, size_t i,
+                         void *elem)
+{
+    return vc_ag_initial_v(pa, 0, rank, in_send, i, elem);
+}
+
+static int vc_ag_expected(const loom_verify_params_t *pa, int rank, size_t i, void *elem)
+{
+    (void)rank;
+    return vc_ag_expected_v(pa, 0, i, elem);
+}
+
+const loom_verify_coll_t loom_verify_allgather = {
+    .name = "allgather", .rooted = 0,
+    .layout = vc_ag_layout, .initial = vc_ag_initial,
+    .expected = vc_ag_expected, .replicated = 1, .folds_elementwise = 0,
+};
+
+static void vc_agv_layout(const loom_verify_params_t *pa, int rank, loom_verify_layout_t *lay)
+{
+    vc_ag_layout_v(pa, 1, rank, lay);
+}
+
+static int vc_agv_initial(const loom_verify_params_t *pa, int rank, int in_send, size_t i,
+                          void *elem)
+{
+    return vc_ag_initial_v(pa, 1, rank, in_send, i, elem);
+}
+
+static int vc_agv_expected(const loom_verify_params_t *pa, int rank, size_t i, void *elem)
+{
+    (void)rank;
+    return vc_ag_expected_v(pa, 1, i, elem);
+}
+
+/* counts (packed: displs NULL), the same array for every rank. */
+static void vc_v_args(const loom_verify_params_t *pa, int rank, loom_coll_args_t *args)
+{
+    int q;
+
+    (void)rank;
+    for (q = 0; q < pa->nranks && q < VC_V_MAX_RANKS; ++q) {
+        vc_v_counts[q] = vc_v_count(pa, q);
+    }
+    args->counts = vc_v_counts;
+    args->count = 0;
+}
+
+const loom_verify_coll_t loom_verify_allgatherv = {
+    .name = "allgatherv", .rooted = 0,
+    .layout = vc_agv_layout, .initial = vc_agv_initial,
+    .expected = vc_agv_expected, .args = vc_v_args, .replicated = 1,
+    .folds_elementwise = 0,
+};
+
+/* ------------------------------------------------------- reduce_scatter */
+/* Uneven blocks (vc_v_count) in, block rank out; in place the input fills
+ * the receive buffer, whose first elements get the result. */
+static void vc_rsv_layout(const loom_verify_params_t *pa, int rank, loom_verify_layout_t *lay)
+{
+    size_t all = vc_v_offset(pa, pa->nranks);
+
+    *lay = (loom_verify_layout_t){ .has_recv = 1,
+                                   .recv_elems = pa->in_place ? all : vc_v_count(pa, rank),
+                                   .has_send = !pa->in_place, .send_elems = all,
+                                   .in_place = pa->in_place };
+}
+
+static int vc_rsv_expected(const loom_verify_params_t *pa, int rank, size_t i, void *elem)
+{
+    if (i >= vc_v_count(pa, rank)) {
+        return 0;   /* in place, the rest of the input: undefined after the call */
+    }
+    loom_verify_fold(pa, vc_v_offset(pa, rank) + i, elem);
+    return 1;
+}
+
+const loom_verify_coll_t loom_verify_reduce_scatter = {
+    .name = "reduce_scatter", .rooted = 0,
+    .layout = vc_rsv_layout, .initial = vc_allreduce_initial,
+    .expected = vc_rsv_expected, .args = vc_v_args, .replicated = 0,
+    .folds_elementwise = 0,
+};
