@@ -78,7 +78,7 @@ loom_status_t loom_allgather_plan(const loom_coll_args_t *args, loom_team_t *tea
                    cfg->allgather_algorithm, LOOM_ALLGATHER_ALG_COUNT - 1);
         return LOOM_ERR_INVALID_PARAM;
     }
-    loom_allgather_select(cfg, team->size, bytes, &choice);
+    loom_allgather_select_team(cfg, team, bytes, &choice);
     a.seg_bytes = choice.seg_bytes;
     a.depth = choice.depth;
     loom_allgather_explain(team, args, bytes, &choice);

@@ -61,6 +61,11 @@ typedef struct loom_allgather_choice {
 void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_bytes,
                            loom_allgather_choice_t *choice_p);
 
+/* The same for a team whose nodes and racks the cost model sees: across
+ * nodes the hierarchical allgather competes (cost_links.h). */
+void loom_allgather_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                                size_t total_bytes, loom_allgather_choice_t *choice_p);
+
 /* Select, then build the schedule of the chosen algorithm; the choice goes
  * to *choice_p when it is not NULL.  LOOM_ERR_UNSUPPORTED means "hand this
  * call to another implementation". */

@@ -11,6 +11,7 @@
  * both.
  */
 #include "allgather.h"
+#include "cost_links.h"
 #include "rules.h"
 
 #include <math.h>
@@ -97,4 +98,25 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
     }
     best.depth = 0;
     *choice_p = best;
+}
+
+/* Across nodes: the flat candidates priced with the class they meet, and
+ * the hierarchical spread offered (cost_links.h). */
+void loom_allgather_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                                size_t total_bytes, loom_allgather_choice_t *choice_p)
+{
+    loom_cost_links_t links;
+    loom_coll_config_t flat;
+
+    if (team->num_nodes <= 1) {
+        loom_allgather_select(cfg, team->size, total_bytes, choice_p);
+        return;
+    }
+    links = loom_cost_links_from_config(cfg, team);
+    flat = loom_cost_links_flat_config(cfg, &links, team);
+    loom_allgather_select(&flat, team->size, total_bytes, choice_p);
+    if (!choice_p->forced && choice_p->rule < 0 && total_bytes > 0) {
+        LOOM_COST_OFFER(choice_p, LOOM_ALLGATHER_HIER, 0,
+                        loom_cost_spread_hier(&links, team, (double)total_bytes, 0));
+    }
 }

@@ -71,7 +71,7 @@ loom_status_t loom_bcast_plan(const loom_coll_args_t *args, loom_team_t *team,
                    team->size - 1);
         return LOOM_ERR_INVALID_PARAM;
     }
-    loom_bcast_select(cfg, team->size, bytes, &choice);
+    loom_bcast_select_team(cfg, team, bytes, &choice);
     a.seg_bytes = choice.seg_bytes;
     a.depth = choice.depth;
     loom_bcast_explain(team, bytes, &choice);

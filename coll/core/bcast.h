@@ -63,6 +63,11 @@ typedef struct loom_bcast_choice {
 void loom_bcast_select(const loom_coll_config_t *cfg, int p, size_t bytes,
                        loom_bcast_choice_t *choice_p);
 
+/* The same for a team whose nodes and racks the cost model sees: across
+ * nodes the hierarchical bcast competes (cost_links.h). */
+void loom_bcast_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                            size_t bytes, loom_bcast_choice_t *choice_p);
+
 /* Select, then build the schedule of the chosen algorithm; the choice goes
  * to *choice_p when it is not NULL.  At verbose level info, the first call
  * of each size class on a team prints the choice and why.

@@ -9,6 +9,7 @@
  * user rule (rules.h) overrides both.
  */
 #include "bcast.h"
+#include "cost_links.h"
 #include "cost.h"
 #include "rules.h"
 
@@ -88,4 +89,29 @@ void loom_bcast_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     }
     best.depth = 0;
     *choice_p = best;
+}
+
+/* Across nodes: the flat candidates priced with the class they meet, and
+ * the hierarchical chains offered (cost_links.h). */
+void loom_bcast_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                            size_t bytes, loom_bcast_choice_t *choice_p)
+{
+    static const size_t segs[] = LOOM_COST_HIER_SEGMENTS;
+    loom_cost_links_t links;
+    loom_coll_config_t flat;
+    size_t i, seg;
+
+    if (team->num_nodes <= 1) {
+        loom_bcast_select(cfg, team->size, bytes, choice_p);
+        return;
+    }
+    links = loom_cost_links_from_config(cfg, team);
+    flat = loom_cost_links_flat_config(cfg, &links, team);
+    loom_bcast_select(&flat, team->size, bytes, choice_p);
+    for (i = 0; !choice_p->forced && choice_p->rule < 0 && bytes > 0 &&
+                i < sizeof(segs) / sizeof(segs[0]); ++i) {
+        seg = cfg->bcast_segment > 0 ? cfg->bcast_segment : segs[i];
+        LOOM_COST_OFFER(choice_p, LOOM_BCAST_HIER, seg,
+                        loom_cost_chain_hier(&links, team, (double)bytes, (double)seg, 0));
+    }
 }

@@ -65,4 +65,24 @@ double loom_cost_spread_hier(const loom_cost_links_t *links, const loom_team_t *
 double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_t *team,
                                 double n, double seg);
 
+/* A hierarchical candidate of cost t with segment seg offered to any
+ * collective's choice (the fields alg, seg_bytes, cost_s, next_alg,
+ * next_cost_s, alike in every *_choice_t): taken when cheaper, the flat
+ * pick becoming the runner-up the verbose line names. */
+#define LOOM_COST_OFFER(choice, hier_alg, seg, t)                        \
+    do {                                                                \
+        if ((t) < (choice)->cost_s) {                                   \
+            if ((choice)->alg != (hier_alg)) {                          \
+                (choice)->next_alg = (choice)->alg;                     \
+                (choice)->next_cost_s = (choice)->cost_s;               \
+            }                                                           \
+            (choice)->alg = (hier_alg);                                 \
+            (choice)->seg_bytes = (seg);                                \
+            (choice)->cost_s = (t);                                     \
+        }                                                               \
+    } while (0)
+
+/* Segment sizes the hierarchical pipelines are priced at. */
+#define LOOM_COST_HIER_SEGMENTS { 64u << 10, 256u << 10, 1u << 20 }
+
 #endif

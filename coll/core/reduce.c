@@ -76,7 +76,7 @@ loom_status_t loom_reduce_plan(const loom_coll_args_t *args, loom_team_t *team,
                    team->size - 1);
         return LOOM_ERR_INVALID_PARAM;
     }
-    loom_reduce_select(cfg, team->size, bytes, args->op.commutative, &choice);
+    loom_reduce_select_team(cfg, team, bytes, args->op.commutative, &choice);
     if (args->reproducible) {
         choice = (loom_reduce_choice_t){ .alg = LOOM_REDUCE_REPRODUCIBLE, .forced = 1,
                                          .next_alg = LOOM_REDUCE_AUTO };

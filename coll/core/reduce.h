@@ -69,6 +69,11 @@ typedef struct loom_reduce_choice {
 void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
                         int commutative, loom_reduce_choice_t *choice_p);
 
+/* The same for a team whose nodes and racks the cost model sees: across
+ * nodes the hierarchical reduce competes for commutative ops. */
+void loom_reduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                             size_t bytes, int commutative, loom_reduce_choice_t *choice_p);
+
 /* Select, then build the schedule of the chosen algorithm; the choice goes
  * to *choice_p when it is not NULL.  At verbose level info, the first call
  * of each size class on a team prints the choice and why.

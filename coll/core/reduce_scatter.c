@@ -91,7 +91,7 @@ loom_status_t loom_reduce_scatter_plan(const loom_coll_args_t *args, loom_team_t
                    cfg->reduce_scatter_algorithm, LOOM_REDUCE_SCATTER_ALG_COUNT - 1);
         return LOOM_ERR_INVALID_PARAM;
     }
-    loom_reduce_scatter_select(cfg, team->size, bytes, args->op.commutative, &choice);
+    loom_reduce_scatter_select_team(cfg, team, bytes, args->op.commutative, &choice);
     if (args->reproducible) {
         choice = (loom_reduce_scatter_choice_t){ .alg = LOOM_REDUCE_SCATTER_REPRODUCIBLE,
                                                  .forced = 1,

@@ -68,6 +68,12 @@ typedef struct loom_reduce_scatter_choice {
 void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t total_bytes,
                                 int commutative, loom_reduce_scatter_choice_t *choice_p);
 
+/* The same for a team whose nodes and racks the cost model sees: across
+ * nodes the hierarchical reduce_scatter competes for commutative ops. */
+void loom_reduce_scatter_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                                     size_t total_bytes, int commutative,
+                                     loom_reduce_scatter_choice_t *choice_p);
+
 /* Select, then build the schedule of the chosen algorithm; the choice goes
  * to *choice_p when it is not NULL.  LOOM_ERR_UNSUPPORTED means "hand this
  * call to another implementation". */

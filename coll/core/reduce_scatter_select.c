@@ -12,6 +12,7 @@
  * reduces in rank order.
  */
 #include "reduce_scatter.h"
+#include "cost_links.h"
 #include "rules.h"
 
 #include <math.h>
@@ -131,4 +132,26 @@ void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t tot
     }
     best.depth = loom_reduce_scatter_algorithms[best.alg].segmented ? LOOM_RS_SELECT_DEPTH : 0;
     *choice_p = best;
+}
+
+/* Across nodes: the flat candidates priced with the class they meet, and
+ * the hierarchical spread offered for commutative ops (cost_links.h). */
+void loom_reduce_scatter_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                                     size_t total_bytes, int commutative,
+                                     loom_reduce_scatter_choice_t *choice_p)
+{
+    loom_cost_links_t links;
+    loom_coll_config_t flat;
+
+    if (team->num_nodes <= 1) {
+        loom_reduce_scatter_select(cfg, team->size, total_bytes, commutative, choice_p);
+        return;
+    }
+    links = loom_cost_links_from_config(cfg, team);
+    flat = loom_cost_links_flat_config(cfg, &links, team);
+    loom_reduce_scatter_select(&flat, team->size, total_bytes, commutative, choice_p);
+    if (commutative && !choice_p->forced && choice_p->rule < 0 && total_bytes > 0) {
+        LOOM_COST_OFFER(choice_p, LOOM_REDUCE_SCATTER_HIER, 0,
+                        loom_cost_spread_hier(&links, team, (double)total_bytes, 1));
+    }
 }

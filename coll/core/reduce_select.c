@@ -13,6 +13,7 @@
  * cost needs link classes, so it is forced only.
  */
 #include "reduce.h"
+#include "cost_links.h"
 #include "cost.h"
 #include "rules.h"
 
@@ -106,4 +107,29 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
     }
     best.depth = 0;
     *choice_p = best;
+}
+
+/* Across nodes: the flat candidates priced with the class they meet, and
+ * the hierarchical chains offered for commutative ops (cost_links.h). */
+void loom_reduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                             size_t bytes, int commutative, loom_reduce_choice_t *choice_p)
+{
+    static const size_t segs[] = LOOM_COST_HIER_SEGMENTS;
+    loom_cost_links_t links;
+    loom_coll_config_t flat;
+    size_t i, seg;
+
+    if (team->num_nodes <= 1) {
+        loom_reduce_select(cfg, team->size, bytes, commutative, choice_p);
+        return;
+    }
+    links = loom_cost_links_from_config(cfg, team);
+    flat = loom_cost_links_flat_config(cfg, &links, team);
+    loom_reduce_select(&flat, team->size, bytes, commutative, choice_p);
+    for (i = 0; commutative && !choice_p->forced && choice_p->rule < 0 && bytes > 0 &&
+                i < sizeof(segs) / sizeof(segs[0]); ++i) {
+        seg = cfg->reduce_segment > 0 ? cfg->reduce_segment : segs[i];
+        LOOM_COST_OFFER(choice_p, LOOM_REDUCE_HIER, seg,
+                        loom_cost_chain_hier(&links, team, (double)bytes, (double)seg, 1));
+    }
 }

@@ -4,7 +4,11 @@
  * (loom_allreduce_select_team): values worked out by hand, and the
  * choices the emulated cluster's links call for.
  */
+#include "coll/core/allgather.h"
 #include "coll/core/allreduce.h"
+#include "coll/core/bcast.h"
+#include "coll/core/reduce.h"
+#include "coll/core/reduce_scatter.h"
 #include "coll/core/coll_config.h"
 #include "coll/core/cost_links.h"
 #include "coll/core/team.h"
@@ -205,6 +209,61 @@ START_TEST(test_select_team)
 }
 END_TEST
 
+/* The other collectives choose the same way: hierarchical for large
+ * messages across racks (commutative ones for the reductions), flat for
+ * small ones, on one node, and when forced. */
+START_TEST(test_select_team_others)
+{
+    const int one_node[4] = { 0, 0, 0, 0 };
+    int wide_nodes[32], wide_racks[32], r;
+    loom_coll_config_t cfg = rig_config();
+    loom_team_t *rr = make_team(8, rr_nodes, rr_racks);
+    loom_team_t *single = make_team(4, one_node, NULL), *wide;
+    loom_bcast_choice_t bc;
+    loom_reduce_choice_t rc;
+    loom_allgather_choice_t ac;
+    loom_reduce_scatter_choice_t sc;
+    size_t big = 64u << 20;
+
+    loom_bcast_select_team(&cfg, rr, big, &bc);
+    ck_assert_int_eq(bc.alg, LOOM_BCAST_HIER);
+    ck_assert(bc.next_cost_s > bc.cost_s);
+    loom_reduce_select_team(&cfg, rr, big, 1, &rc);
+    ck_assert_int_eq(rc.alg, LOOM_REDUCE_HIER);
+    loom_reduce_select_team(&cfg, rr, big, 0, &rc);
+    ck_assert_int_ne(rc.alg, LOOM_REDUCE_HIER);
+    loom_allgather_select_team(&cfg, rr, big, &ac);
+    ck_assert_int_eq(ac.alg, LOOM_ALLGATHER_HIER);
+    loom_reduce_scatter_select_team(&cfg, rr, big, 1, &sc);
+    ck_assert_int_eq(sc.alg, LOOM_REDUCE_SCATTER_HIER);
+    loom_reduce_scatter_select_team(&cfg, rr, big, 0, &sc);
+    ck_assert_int_ne(sc.alg, LOOM_REDUCE_SCATTER_HIER);
+
+    /* 8 bytes: on 4 x 2 the chains' 3 hops tie the binomial tree's 3
+     * rounds; on 4 nodes of 8 ranks they take 1 + 1 + 7 hops, the tree 5. */
+    for (r = 0; r < 32; ++r) {
+        wide_nodes[r] = r / 8;
+        wide_racks[r] = r / 16;
+    }
+    wide = make_team(32, wide_nodes, wide_racks);
+    loom_bcast_select_team(&cfg, wide, 8, &bc);
+    ck_assert_int_eq(bc.alg, LOOM_BCAST_BINOMIAL);
+    loom_team_destroy(wide);
+    loom_allgather_select_team(&cfg, rr, 64, &ac);
+    ck_assert_int_ne(ac.alg, LOOM_ALLGATHER_HIER);
+    loom_bcast_select_team(&cfg, single, big, &bc);
+    ck_assert_int_ne(bc.alg, LOOM_BCAST_HIER);
+    loom_allgather_select_team(&cfg, single, big, &ac);
+    ck_assert_int_ne(ac.alg, LOOM_ALLGATHER_HIER);
+
+    cfg.bcast_algorithm = LOOM_BCAST_BINOMIAL;
+    loom_bcast_select_team(&cfg, rr, big, &bc);
+    ck_assert_int_eq(bc.alg, LOOM_BCAST_BINOMIAL);
+    loom_team_destroy(rr);
+    loom_team_destroy(single);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cost_links");
@@ -215,6 +274,7 @@ int main(void)
     tcase_add_test(tc, test_flat_across);
     tcase_add_test(tc, test_other_hier_costs);
     tcase_add_test(tc, test_select_team);
+    tcase_add_test(tc, test_select_team_others);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
 }
