@@ -55,6 +55,11 @@ run_layout() {
         # Loom reads the same file (coll_loom_topology) and sees both racks.
         OMPI_MCA_coll_loom_topology=$LOOM_CLUSTER_TOPOLOGY
         export OMPI_MCA_coll_loom_topology
+        # and the links as built, so that auto takes the hierarchical
+        # forms for large messages in every program below.
+        OMPI_MCA_coll_loom_cost_rack_bandwidth_mbs=125
+        OMPI_MCA_coll_loom_cost_spine_bandwidth_mbs=37
+        export OMPI_MCA_coll_loom_cost_rack_bandwidth_mbs OMPI_MCA_coll_loom_cost_spine_bandwidth_mbs
         seen=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                OMPI_MCA_mca_base_component_path=SYS_DEFAULT:$4/.libs timeout 120 \
                "$MPIRUN" -np "$np" --mca coll_loom_priority 100 --mca coll_loom_verbose info \
