@@ -67,8 +67,8 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
         best.forced = 1;
     } else {
         /* On a tie the earlier (log-step) algorithm stays.  The
-         * hierarchical one is never priced (its cost needs link classes):
-         * forced only. */
+         * hierarchical one is priced across nodes only, with link classes
+         * (loom_allgather_select_team). */
         best.alg = LOOM_ALLGATHER_BRUCK;
         for (alg = LOOM_ALLGATHER_BRUCK + 1; alg <= LOOM_ALLGATHER_RING; ++alg) {
             if (cost[alg] < cost[best.alg]) {

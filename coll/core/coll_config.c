@@ -55,8 +55,9 @@ const loom_config_field_t loom_coll_config_table[] = {
         .help = "Allgather and allgatherv algorithm: auto lets the cost model "
                 "choose by size and rank count; bruck (ceil(log2 p) rounds, "
                 "small messages), ring (large messages) or hierarchical "
-                "(across racks, nodes, then inside nodes; never chosen by "
-                "auto yet) forces that one",
+                "(across racks, nodes, then inside nodes; auto takes it across "
+                "nodes where the cost model's link classes favour it) forces "
+                "that one",
         .offset = offsetof(loom_coll_config_t, allgather_algorithm),
     },
     {
@@ -83,7 +84,8 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "the cost model choose by size and rank count; "
                 "recursive_halving (small messages, reduces in rank order) or "
                 "ring (large messages) or hierarchical (inside nodes, then "
-                "nodes, then racks; never chosen by auto yet) forces that one "
+                "nodes, then racks; auto takes it across nodes where the link "
+                "classes favour it) forces that one "
                 "(ring and hierarchical hand non-commutative ops to "
                 "recursive_halving); reproducible (the "
                 "canonical order) is what coll_loom_reproducible picks",
@@ -169,8 +171,8 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "(pipelined chain, medium and large messages on few ranks) or "
                 "scatter_allgather (binomial scatter then ring allgather, large "
                 "messages) or hierarchical (pipelined chains across racks, "
-                "nodes and ranks; never chosen by auto yet) forces that "
-                "algorithm",
+                "nodes and ranks; auto takes it across nodes where the cost "
+                "model's link classes favour it) forces that algorithm",
         .offset = offsetof(loom_coll_config_t, bcast_algorithm),
     },
     {
@@ -197,8 +199,9 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "large messages on many ranks), chain (pipelined in segments, "
                 "large messages), reproducible (the canonical order "
                 "coll_loom_reproducible picks) or hierarchical (pipelined "
-                "chains across ranks, nodes and racks; commutative ops, never "
-                "chosen by auto yet) forces that algorithm.  All but "
+                "chains across ranks, nodes and racks; commutative ops, taken "
+                "by auto across nodes where the link classes favour it) forces "
+                "that algorithm.  All but "
                 "hierarchical reduce non-commutative ops in rank order; it "
                 "hands them to binomial",
         .offset = offsetof(loom_coll_config_t, reduce_algorithm),

@@ -9,8 +9,8 @@
  * A forced algorithm (by a setting or, ahead of it, a user rule) is taken
  * as given, except that one which cannot keep rank order (the
  * hierarchical one) hands non-commutative ops to the binomial tree, as
- * reduce_scatter does.  The hierarchical algorithm is never priced: its
- * cost needs link classes, so it is forced only.
+ * reduce_scatter does.  The hierarchical algorithm is priced across
+ * nodes only, with link classes (loom_reduce_select_team).
  */
 #include "reduce.h"
 #include "cost_links.h"
