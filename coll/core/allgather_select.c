@@ -107,15 +107,10 @@ void loom_allgather_select_team(const loom_coll_config_t *cfg, const loom_team_t
 {
     loom_cost_links_t links;
     loom_coll_config_t flat;
+    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
 
-    if (team->num_nodes <= 1) {
-        loom_allgather_select(cfg, team->size, total_bytes, choice_p);
-        return;
-    }
-    links = loom_cost_links_from_config(cfg, team);
-    flat = loom_cost_links_flat_config(cfg, &links, team);
-    loom_allgather_select(&flat, team->size, total_bytes, choice_p);
-    if (!choice_p->forced && choice_p->rule < 0 && total_bytes > 0) {
+    loom_allgather_select(use, team->size, total_bytes, choice_p);
+    if (use != cfg && !choice_p->forced && choice_p->rule < 0 && total_bytes > 0) {
         LOOM_COST_OFFER(choice_p, LOOM_ALLGATHER_HIER, 0,
                         loom_cost_spread_hier(&links, team, (double)total_bytes, 0));
     }

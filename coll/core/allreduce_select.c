@@ -147,17 +147,12 @@ void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t
 {
     loom_coll_config_t flat;
     loom_cost_links_t links;
+    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
     double t;
     size_t i, seg;
 
-    if (team->num_nodes <= 1) {
-        loom_allreduce_select(cfg, team->size, bytes, commutative, choice_p);
-        return;
-    }
-    links = loom_cost_links_from_config(cfg, team);
-    flat = loom_cost_links_flat_config(cfg, &links, team);
-    loom_allreduce_select(&flat, team->size, bytes, commutative, choice_p);
-    if (choice_p->forced || choice_p->rule >= 0 || !commutative || bytes == 0) {
+    loom_allreduce_select(use, team->size, bytes, commutative, choice_p);
+    if (use == cfg || choice_p->forced || choice_p->rule >= 0 || !commutative || bytes == 0) {
         return;
     }
     for (i = 0; i < sizeof(loom_select_segments) / sizeof(loom_select_segments[0]); ++i) {

@@ -43,15 +43,9 @@ loom_status_t loom_bcast_chain_plan(const loom_coll_args_t *args, loom_team_t *t
     if (p == 1 || count == 0) {
         goto out;
     }
-    seg = (args->seg_bytes ? args->seg_bytes : LOOM_CHAIN_DEFAULT_SEG) / esize;
-    if (seg == 0) {
-        seg = 1;
-    }
-    /* One tag step per segment: too many segments get larger instead (a
-     * function of count and settings only, so every rank agrees). */
-    if ((count + seg - 1) / seg > LOOM_TAG_MAX_STEPS) {
-        seg = (count + LOOM_TAG_MAX_STEPS - 1) / LOOM_TAG_MAX_STEPS;
-    }
+    /* One tag step per segment: too many segments get larger instead. */
+    seg = loom_seg_elems(args->seg_bytes, LOOM_CHAIN_DEFAULT_SEG, esize, count,
+                         LOOM_TAG_MAX_STEPS);
     nseg = (count + seg - 1) / seg;
     for (j = 0; j < nseg; ++j) {
         n = j + 1 < nseg ? seg : count - j * seg;

@@ -39,6 +39,7 @@
  */
 #include "bcast.h"
 #include "hier_layout.h"
+#include "partition.h"
 #include "tag.h"
 
 #define LOOM_BCAST_HIER_DEFAULT_SEG (64 * 1024)
@@ -71,16 +72,9 @@ loom_status_t loom_bcast_hier_plan(const loom_coll_args_t *args, loom_team_t *te
     }
     loom_hier_index_init(&ix, &lay, team, ints);
     loom_hier_chain_links(&ix, args->root, &links);
-    seg = (args->seg_bytes ? args->seg_bytes : LOOM_BCAST_HIER_DEFAULT_SEG) / esize;
-    if (seg == 0) {
-        seg = 1;
-    }
-    /* One tag step per segment (every link joins a distinct pair of
-     * ranks): too many segments get larger instead, from count and
-     * settings only, so every rank agrees. */
-    if ((count + seg - 1) / seg > LOOM_TAG_MAX_STEPS) {
-        seg = (count + LOOM_TAG_MAX_STEPS - 1) / LOOM_TAG_MAX_STEPS;
-    }
+    /* One tag step per segment: too many segments get larger instead. */
+    seg = loom_seg_elems(args->seg_bytes, LOOM_BCAST_HIER_DEFAULT_SEG, esize, count,
+                         LOOM_TAG_MAX_STEPS);
     nseg = (count + seg - 1) / seg;
     for (j = 0; j < nseg; ++j) {
         n = j + 1 < nseg ? seg : count - j * seg;

@@ -99,16 +99,11 @@ void loom_bcast_select_team(const loom_coll_config_t *cfg, const loom_team_t *te
     static const size_t segs[] = LOOM_COST_HIER_SEGMENTS;
     loom_cost_links_t links;
     loom_coll_config_t flat;
+    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
     size_t i, seg;
 
-    if (team->num_nodes <= 1) {
-        loom_bcast_select(cfg, team->size, bytes, choice_p);
-        return;
-    }
-    links = loom_cost_links_from_config(cfg, team);
-    flat = loom_cost_links_flat_config(cfg, &links, team);
-    loom_bcast_select(&flat, team->size, bytes, choice_p);
-    for (i = 0; !choice_p->forced && choice_p->rule < 0 && bytes > 0 &&
+    loom_bcast_select(use, team->size, bytes, choice_p);
+    for (i = 0; use != cfg && !choice_p->forced && choice_p->rule < 0 && bytes > 0 &&
                 i < sizeof(segs) / sizeof(segs[0]); ++i) {
         seg = cfg->bcast_segment > 0 ? cfg->bcast_segment : segs[i];
         LOOM_COST_OFFER(choice_p, LOOM_BCAST_HIER, seg,

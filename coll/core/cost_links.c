@@ -70,6 +70,19 @@ loom_coll_config_t loom_cost_links_flat_config(const loom_coll_config_t *cfg,
     return flat;
 }
 
+const loom_coll_config_t *loom_cost_links_prepare(const loom_coll_config_t *cfg,
+                                                  const loom_team_t *team,
+                                                  loom_cost_links_t *links,
+                                                  loom_coll_config_t *flat)
+{
+    if (team->num_nodes <= 1) {
+        return cfg;
+    }
+    *links = loom_cost_links_from_config(cfg, team);
+    *flat = loom_cost_links_flat_config(cfg, links, team);
+    return flat;
+}
+
 /* Racks, nodes per rack (all nodes with one rack) and ranks per node of
  * the largest of each. */
 static void loom_cost_levels(const loom_team_t *team, double *R, double *M, double *l)

@@ -41,6 +41,15 @@ loom_cost_links_t loom_cost_links_from_config(const loom_coll_config_t *cfg,
 loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_team_t *team,
                                   int ring);
 
+/* What a selection prices with on team: cfg itself on one node; across
+ * nodes, links filled and *flat set to loom_cost_links_flat_config, which
+ * is returned.  A caller prices its flat candidates with the result and
+ * offers its hierarchical form only when that is not cfg. */
+const loom_coll_config_t *loom_cost_links_prepare(const loom_coll_config_t *cfg,
+                                                  const loom_team_t *team,
+                                                  loom_cost_links_t *links,
+                                                  loom_coll_config_t *flat);
+
 /* cfg with the cost model's one class replaced by the class a flat
  * algorithm sees on team (loom_cost_flat_across, the ring's sharing):
  * the flat selections price their candidates with it across nodes. */

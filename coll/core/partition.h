@@ -22,6 +22,24 @@ static inline size_t loom_block_offset(size_t count, int p, int i)
     return (size_t)i * base + ((size_t)i < rem ? (size_t)i : rem);
 }
 
+/* Elements per pipeline segment: seg_bytes (or def_bytes when 0) in whole
+ * elements, at least one, and large enough that count elements make at
+ * most max_segs segments (one message tag step each).  A function of the
+ * count and the settings only, so every rank agrees. */
+static inline size_t loom_seg_elems(size_t seg_bytes, size_t def_bytes, size_t esize,
+                                    size_t count, size_t max_segs)
+{
+    size_t seg = (seg_bytes ? seg_bytes : def_bytes) / esize;
+
+    if (seg == 0) {
+        seg = 1;
+    }
+    if ((count + seg - 1) / seg > max_segs) {
+        seg = (count + max_segs - 1) / max_segs;
+    }
+    return seg;
+}
+
 /* (a mod p) for any integer a, in 0..p-1. */
 static inline int loom_mod(int a, int p)
 {

@@ -35,6 +35,7 @@
  */
 #include "reduce.h"
 #include "hier_layout.h"
+#include "partition.h"
 #include "tag.h"
 
 #define LOOM_REDUCE_HIER_DEFAULT_SEG   (64 * 1024)
@@ -87,14 +88,9 @@ loom_status_t loom_reduce_hier_plan(const loom_coll_args_t *args, loom_team_t *t
             below[nbelow++] = links.down[lvl];
         }
     }
-    seg = (args->seg_bytes ? args->seg_bytes : LOOM_REDUCE_HIER_DEFAULT_SEG) / esize;
-    if (seg == 0) {
-        seg = 1;
-    }
-    /* One tag step per segment (every link joins a distinct pair). */
-    if ((count + seg - 1) / seg > LOOM_TAG_MAX_STEPS) {
-        seg = (count + LOOM_TAG_MAX_STEPS - 1) / LOOM_TAG_MAX_STEPS;
-    }
+    /* One tag step per segment: too many segments get larger instead. */
+    seg = loom_seg_elems(args->seg_bytes, LOOM_REDUCE_HIER_DEFAULT_SEG, esize, count,
+                         LOOM_TAG_MAX_STEPS);
     nseg = (count + seg - 1) / seg;
     if ((size_t)depth > nseg) {
         depth = (int)nseg;

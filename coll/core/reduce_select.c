@@ -117,16 +117,11 @@ void loom_reduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *t
     static const size_t segs[] = LOOM_COST_HIER_SEGMENTS;
     loom_cost_links_t links;
     loom_coll_config_t flat;
+    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
     size_t i, seg;
 
-    if (team->num_nodes <= 1) {
-        loom_reduce_select(cfg, team->size, bytes, commutative, choice_p);
-        return;
-    }
-    links = loom_cost_links_from_config(cfg, team);
-    flat = loom_cost_links_flat_config(cfg, &links, team);
-    loom_reduce_select(&flat, team->size, bytes, commutative, choice_p);
-    for (i = 0; commutative && !choice_p->forced && choice_p->rule < 0 && bytes > 0 &&
+    loom_reduce_select(use, team->size, bytes, commutative, choice_p);
+    for (i = 0; use != cfg && commutative && !choice_p->forced && choice_p->rule < 0 && bytes > 0 &&
                 i < sizeof(segs) / sizeof(segs[0]); ++i) {
         seg = cfg->reduce_segment > 0 ? cfg->reduce_segment : segs[i];
         LOOM_COST_OFFER(choice_p, LOOM_REDUCE_HIER, seg,
