@@ -1,0 +1,374 @@
+/*
+ * The event-driven executor (exec.h).
+ *
+ * Two queues: step completions in a binary heap by time, and flows in the
+ * network (flow.h) by finish time.  The clock jumps to the earlier of
+ * the two heads; every flow finished by then completes its send and
+ * receive alpha later; every completion due then releases the steps that
+ * waited on it; then the network re-fills the rates of what changed.
+ * Messages meet in a hash table keyed by (source, target, tag), posted
+ * first come first matched, as a tag-matching transport does.
+ */
+#include "prog.h"
+#include "flow.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct loom_sim_event {
+    double  t;
+    long    step;
+} loom_sim_event_t;
+
+typedef struct loom_sim_posted {
+    long    step;
+    int     src, dst;
+    uint32_t tag;
+    int     is_recv;
+    long    next;
+} loom_sim_posted_t;
+
+typedef struct loom_sim_exec {
+    const loom_sim_prog_t   *prog;
+    const loom_sim_model_t  *model;
+    const loom_sim_layout_t *lay;
+    loom_sim_net_t          *net;
+    uint8_t                 *pending;
+    double                  *compute_free;  /* per rank */
+    loom_sim_event_t        *heap;
+    long                    nheap, cap_heap;
+    long                    *bucket;
+    long                    nbuckets;
+    loom_sim_posted_t       *posted;
+    long                    nposted, cap_posted, free_posted;
+    long                    done;
+    double                  last;
+    double                  alpha_s[LOOM_SIM_CLASS_COUNT];
+    double                  class_bps[LOOM_SIM_CLASS_COUNT];
+    double                  reduce_bps, copy_bps;
+    int                     mem_link0, nic_out0, nic_in0, up_out0, up_in0;
+    loom_sim_result_t       res;
+    int                     failed;
+} loom_sim_exec_t;
+
+/* ---------------------------------------------------------- event heap */
+
+static int loom_sim_event_push(loom_sim_exec_t *x, double t, long step)
+{
+    loom_sim_event_t *h, e = { t, step };
+    long i;
+
+    if (x->nheap == x->cap_heap) {
+        long n = x->cap_heap ? 2 * x->cap_heap : 4096;
+
+        h = realloc(x->heap, sizeof(*h) * (size_t)n);
+        if (h == NULL) {
+            x->failed = 1;
+            return -1;
+        }
+        x->heap = h;
+        x->cap_heap = n;
+    }
+    for (i = x->nheap++; i > 0 && x->heap[(i - 1) / 2].t > t; i = (i - 1) / 2) {
+        x->heap[i] = x->heap[(i - 1) / 2];
+    }
+    x->heap[i] = e;
+    return 0;
+}
+
+static loom_sim_event_t loom_sim_event_pop(loom_sim_exec_t *x)
+{
+    loom_sim_event_t top = x->heap[0], last = x->heap[--x->nheap];
+    long i = 0, c;
+
+    for (;;) {
+        c = 2 * i + 1;
+        if (c >= x->nheap) {
+            break;
+        }
+        if (c + 1 < x->nheap && x->heap[c + 1].t < x->heap[c].t) {
+            ++c;
+        }
+        if (x->heap[c].t >= last.t) {
+            break;
+        }
+        x->heap[i] = x->heap[c];
+        i = c;
+    }
+    if (x->nheap > 0) {
+        x->heap[i] = last;
+    }
+    return top;
+}
+
+/* ------------------------------------------------------------ matching */
+
+static long loom_sim_bucket_of(const loom_sim_exec_t *x, int src, int dst, uint32_t tag)
+{
+    uint64_t h = (uint64_t)(uint32_t)src * UINT64_C(0x9E3779B97F4A7C15) ^
+                 (uint64_t)(uint32_t)dst * UINT64_C(0xC2B2AE3D27D4EB4F) ^
+                 (uint64_t)tag * UINT64_C(0x165667B19E3779F9);
+
+    h ^= h >> 29;
+    return (long)(h & (uint64_t)(x->nbuckets - 1));
+}
+
+/* Finds and unlinks the first posted partner; -1 when none. */
+static long loom_sim_match_take(loom_sim_exec_t *x, int src, int dst, uint32_t tag,
+                                int want_recv)
+{
+    long b = loom_sim_bucket_of(x, src, dst, tag), *link = &x->bucket[b], e;
+    loom_sim_posted_t *m;
+
+    for (e = *link; e >= 0; link = &m->next, e = *link) {
+        m = &x->posted[e];
+        if (m->src == src && m->dst == dst && m->tag == tag && m->is_recv == want_recv) {
+            *link = m->next;
+            m->next = x->free_posted;
+            x->free_posted = e;
+            return m->step;
+        }
+    }
+    return -1;
+}
+
+/* Leaves a message to wait for its partner, at the end of its bucket so
+ * that equal keys match in posting order. */
+static int loom_sim_match_put(loom_sim_exec_t *x, long step, int src, int dst, uint32_t tag,
+                              int is_recv)
+{
+    long b = loom_sim_bucket_of(x, src, dst, tag), *link = &x->bucket[b], e;
+    loom_sim_posted_t *a;
+
+    if (x->free_posted >= 0) {
+        e = x->free_posted;
+        x->free_posted = x->posted[e].next;
+    } else {
+        if (x->nposted == x->cap_posted) {
+            long n = x->cap_posted ? 2 * x->cap_posted : 4096;
+
+            a = realloc(x->posted, sizeof(*a) * (size_t)n);
+            if (a == NULL) {
+                x->failed = 1;
+                return -1;
+            }
+            x->posted = a;
+            x->cap_posted = n;
+        }
+        e = x->nposted++;
+    }
+    x->posted[e] = (loom_sim_posted_t){ .step = step, .src = src, .dst = dst, .tag = tag,
+                                        .is_recv = is_recv, .next = -1 };
+    while (*link >= 0) {
+        link = &x->posted[*link].next;
+    }
+    *link = e;
+    return 0;
+}
+
+/* -------------------------------------------------------------- steps */
+
+/* The links a message from src to dst crosses (model.h). */
+static int loom_sim_path(const loom_sim_exec_t *x, int src, int dst, loom_sim_class_t cls,
+                         int *links)
+{
+    const loom_sim_layout_t *lay = x->lay;
+    int n = 0;
+
+    if (cls == LOOM_SIM_INTRA_NODE) {
+        if (x->model->node_mem_gbs > 0) {
+            links[n++] = x->mem_link0 + lay->node_of[src];
+        }
+        return n;
+    }
+    links[n++] = x->nic_out0 + lay->nic_of[src];
+    if (cls == LOOM_SIM_INTER_RACK) {
+        links[n++] = x->up_out0 + lay->rack_of[src];
+        links[n++] = x->up_in0 + lay->rack_of[dst];
+    }
+    links[n++] = x->nic_in0 + lay->nic_of[dst];
+    return n;
+}
+
+static void loom_sim_message(loom_sim_exec_t *x, double now, long send, long recv)
+{
+    const loom_sim_prog_t *prog = x->prog;
+    int src = loom_sim_prog_rank_of(prog, send), dst = prog->steps[send].peer;
+    loom_sim_class_t cls = loom_sim_layout_class(x->lay, src, dst);
+    int links[LOOM_SIM_FLOW_LINKS], nlinks = loom_sim_path(x, src, dst, cls, links);
+    double bytes = (double)prog->steps[send].bytes;
+
+    x->res.messages++;
+    x->res.bytes_sent += bytes;
+    if (bytes <= 0) {
+        loom_sim_event_push(x, now + x->alpha_s[cls], send);
+        loom_sim_event_push(x, now + x->alpha_s[cls], recv);
+        return;
+    }
+    if (loom_sim_net_add(x->net, now, bytes, x->class_bps[cls], links, nlinks,
+                         (long)(((uint64_t)send << 32) | (uint64_t)recv)) != LOOM_OK) {
+        x->failed = 1;
+    }
+}
+
+static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
+{
+    const loom_sim_prog_t *prog = x->prog;
+    const loom_sim_step_t *st = &prog->steps[s];
+    int r = loom_sim_prog_rank_of(prog, s), is_recv;
+    double start, rate;
+    long partner;
+
+    switch ((loom_step_type_t)prog->type[s]) {
+    case LOOM_STEP_SEND:
+    case LOOM_STEP_RECV:
+        is_recv = prog->type[s] == LOOM_STEP_RECV;
+        /* A send waits for a receive of (me -> peer), a receive for a send
+         * of (peer -> me). */
+        partner = is_recv ? loom_sim_match_take(x, st->peer, r, st->tag, 0)
+                          : loom_sim_match_take(x, r, st->peer, st->tag, 1);
+        if (partner < 0) {
+            loom_sim_match_put(x, s, is_recv ? st->peer : r, is_recv ? r : st->peer,
+                               st->tag, is_recv);
+        } else {
+            loom_sim_message(x, now, is_recv ? partner : s, is_recv ? s : partner);
+        }
+        break;
+    case LOOM_STEP_REDUCE:
+    case LOOM_STEP_COPY:
+        rate = prog->type[s] == LOOM_STEP_REDUCE ? x->reduce_bps : x->copy_bps;
+        start = fmax(now, x->compute_free[r]);
+        x->compute_free[r] = start + (double)st->bytes / rate;
+        loom_sim_event_push(x, x->compute_free[r], s);
+        break;
+    }
+}
+
+static void loom_sim_step_done(loom_sim_exec_t *x, double now, long s)
+{
+    const loom_sim_prog_t *prog = x->prog;
+    long i, d;
+
+    x->done++;
+    x->last = now;
+    for (i = prog->dep_at[s]; i < prog->dep_at[s + 1]; ++i) {
+        d = prog->dependents[i];
+        if (--x->pending[d] == 0) {
+            loom_sim_step_start(x, now, d);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- run */
+
+static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
+{
+    const loom_sim_model_t *m = x->model;
+    const loom_sim_layout_t *lay = x->lay;
+    int nnics = lay->nodes * m->nics_per_node, nlinks, l, c;
+    double *cap;
+    loom_status_t status;
+    long b;
+
+    for (c = 0; c < LOOM_SIM_CLASS_COUNT; ++c) {
+        x->alpha_s[c] = m->alpha_us[c] * 1e-6;
+        x->class_bps[c] = m->gbs[c] * 1e9;
+    }
+    x->reduce_bps = m->reduce_gbs * 1e9;
+    x->copy_bps = m->copy_gbs * 1e9;
+    x->mem_link0 = 0;
+    x->nic_out0 = lay->nodes;
+    x->nic_in0 = x->nic_out0 + nnics;
+    x->up_out0 = x->nic_in0 + nnics;
+    x->up_in0 = x->up_out0 + lay->racks;
+    nlinks = x->up_in0 + lay->racks;
+    cap = malloc(sizeof(double) * (size_t)nlinks);
+    if (cap == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    for (l = 0; l < nlinks; ++l) {
+        cap[l] = l < x->nic_out0 ? m->node_mem_gbs * 1e9
+               : l < x->up_out0 ? loom_sim_model_nic_bps(m) : loom_sim_model_uplink_bps(m);
+    }
+    status = loom_sim_net_create(nlinks, cap, &x->net);
+    free(cap);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    x->pending = malloc((size_t)(x->prog->nsteps > 0 ? x->prog->nsteps : 1));
+    x->compute_free = calloc((size_t)lay->p, sizeof(double));
+    for (x->nbuckets = 1024; x->nbuckets < 4L * lay->p; x->nbuckets *= 2) {
+    }
+    x->bucket = malloc(sizeof(long) * (size_t)x->nbuckets);
+    if (x->pending == NULL || x->compute_free == NULL || x->bucket == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    memcpy(x->pending, x->prog->ndeps, (size_t)x->prog->nsteps);
+    for (b = 0; b < x->nbuckets; ++b) {
+        x->bucket[b] = -1;
+    }
+    x->free_posted = -1;
+    return LOOM_OK;
+}
+
+static void loom_sim_exec_fini(loom_sim_exec_t *x)
+{
+    loom_sim_net_destroy(x->net);
+    free(x->pending);
+    free(x->compute_free);
+    free(x->heap);
+    free(x->bucket);
+    free(x->posted);
+}
+
+loom_status_t loom_sim_prog_run(const loom_sim_prog_t *prog, const loom_sim_model_t *model,
+                                loom_sim_result_t *result_p)
+{
+    loom_sim_exec_t x = { .prog = prog, .model = model, .lay = prog->layout };
+    loom_status_t status = loom_sim_exec_init(&x);
+    double now = 0, tf, te;
+    long s, user;
+
+    if (status != LOOM_OK) {
+        goto out;
+    }
+    for (s = 0; s < prog->nsteps; ++s) {
+        if (prog->ndeps[s] == 0) {
+            loom_sim_step_start(&x, 0, s);
+        }
+    }
+    loom_sim_net_settle(x.net, 0);
+    while (!x.failed) {
+        tf = loom_sim_net_next(x.net);
+        te = x.nheap > 0 ? x.heap[0].t : HUGE_VAL;
+        now = fmin(tf, te);
+        if (now == HUGE_VAL) {
+            break;
+        }
+        while (loom_sim_net_pop(x.net, now, &user)) {
+            long send = (long)((uint64_t)user >> 32), recv = (long)(user & 0xFFFFFFFFL);
+            int src = loom_sim_prog_rank_of(prog, send);
+            loom_sim_class_t cls = loom_sim_layout_class(x.lay, src, prog->steps[send].peer);
+
+            loom_sim_event_push(&x, now + x.alpha_s[cls], send);
+            loom_sim_event_push(&x, now + x.alpha_s[cls], recv);
+        }
+        while (x.nheap > 0 && x.heap[0].t <= now) {
+            loom_sim_step_done(&x, now, loom_sim_event_pop(&x).step);
+        }
+        loom_sim_net_settle(x.net, now);
+    }
+    if (x.failed) {
+        status = LOOM_ERR_NO_MEMORY;
+    } else if (x.done != prog->nsteps) {
+        status = LOOM_ERR_DEADLOCK;
+    } else {
+        x.res.time_s = x.last;
+        x.res.steps = prog->nsteps;
+        *result_p = x.res;
+    }
+out:
+    loom_sim_exec_fini(&x);
+    return status;
+}

@@ -1,0 +1,204 @@
+/* Building every rank's schedule into one program (exec.h, prog.h). */
+#include "prog.h"
+#include "coll/core/team.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Plans reduce nothing here: the simulator only prices reductions. */
+static void loom_sim_no_reduce(const void *src, void *dst, size_t count, void *ctx)
+{
+    (void)src;
+    (void)dst;
+    (void)count;
+    (void)ctx;
+}
+
+static int loom_sim_prog_reserve(loom_sim_prog_t *prog, long steps, long edges)
+{
+    long n;
+    void *a, *b, *c, *d;
+
+    if (steps > prog->cap_steps) {
+        n = prog->cap_steps ? prog->cap_steps : 4096;
+        while (n < steps) {
+            n *= 2;
+        }
+        a = realloc(prog->steps, sizeof(*prog->steps) * (size_t)n);
+        if (a != NULL) prog->steps = a;
+        b = realloc(prog->type, (size_t)n);
+        if (b != NULL) prog->type = b;
+        c = realloc(prog->ndeps, (size_t)n);
+        if (c != NULL) prog->ndeps = c;
+        d = realloc(prog->dep_at, sizeof(long) * (size_t)(n + 1));
+        if (d != NULL) prog->dep_at = d;
+        if (a == NULL || b == NULL || c == NULL || d == NULL) {
+            return -1;
+        }
+        prog->cap_steps = n;
+    }
+    if (edges > prog->cap_edges) {
+        n = prog->cap_edges ? prog->cap_edges : 4096;
+        while (n < edges) {
+            n *= 2;
+        }
+        a = realloc(prog->dependents, sizeof(int32_t) * (size_t)n);
+        if (a == NULL) {
+            return -1;
+        }
+        prog->dependents = a;
+        prog->cap_edges = n;
+    }
+    return 0;
+}
+
+/* Appends rank r's schedule: the steps, then who waits on whom, turned
+ * around into per-step lists of dependents (CSR). */
+static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *sched)
+{
+    long first = prog->nsteps, edges = 0, i, at;
+    const loom_step_desc_t *d;
+    int k;
+
+    for (i = 0; i < sched->nsteps; ++i) {
+        for (k = 0; k < sched->steps[i].desc.ndeps; ++k) {
+            edges += sched->steps[i].desc.deps[k] >= 0;
+        }
+    }
+    if (loom_sim_prog_reserve(prog, first + sched->nsteps, prog->nedges + edges) != 0) {
+        return -1;
+    }
+    prog->base[r] = first;
+    for (i = 0; i < sched->nsteps; ++i) {
+        d = &sched->steps[i].desc;
+        prog->steps[first + i] = (loom_sim_step_t){ .bytes = d->bytes, .peer = d->peer,
+                                                    .tag = d->tag_step };
+        prog->type[first + i] = (uint8_t)d->type;
+        prog->ndeps[first + i] = 0;
+        prog->dep_at[first + i] = 0;
+    }
+    for (i = 0; i < sched->nsteps; ++i) {
+        d = &sched->steps[i].desc;
+        for (k = 0; k < d->ndeps; ++k) {
+            if (d->deps[k] >= 0) {
+                prog->ndeps[first + i]++;
+                prog->dep_at[first + d->deps[k]]++;
+            }
+        }
+    }
+    /* Counts to offsets, then fill. */
+    at = prog->nedges;
+    for (i = 0; i < sched->nsteps; ++i) {
+        long n = prog->dep_at[first + i];
+
+        prog->dep_at[first + i] = at;
+        at += n;
+    }
+    prog->dep_at[first + sched->nsteps] = at;
+    for (i = 0; i < sched->nsteps; ++i) {
+        d = &sched->steps[i].desc;
+        for (k = 0; k < d->ndeps; ++k) {
+            if (d->deps[k] >= 0) {
+                long src = first + d->deps[k];
+
+                /* dep_at[src] runs ahead while filling; restored below. */
+                prog->dependents[prog->dep_at[src]++] = (int32_t)(first + i);
+            }
+        }
+    }
+    for (i = sched->nsteps - 1; i >= 0; --i) {
+        prog->dep_at[first + i + 1] = prog->dep_at[first + i];
+    }
+    prog->dep_at[first] = prog->nedges;
+    prog->nedges = at;
+    prog->nsteps = first + sched->nsteps;
+    prog->dep_at[prog->nsteps] = at;
+    return 0;
+}
+
+loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *pa, loom_sim_prog_t **prog_p)
+{
+    const loom_sim_layout_t *lay = pa->layout;
+    int p = lay->p, r;
+    size_t esize = pa->elem_size ? pa->elem_size : 4;
+    uint64_t *keys = malloc(sizeof(uint64_t) * 2 * (size_t)p);
+    int *peers = malloc(sizeof(int) * (size_t)p);
+    loom_sim_prog_t *prog = calloc(1, sizeof(*prog));
+    loom_status_t status = LOOM_ERR_NO_MEMORY;
+    loom_team_t *team = NULL;
+    loom_sched_t *sched;
+    loom_coll_args_t args;
+
+    if (keys == NULL || peers == NULL || prog == NULL) {
+        goto out;
+    }
+    prog->layout = lay;
+    prog->p = p;
+    prog->base = malloc(sizeof(long) * (size_t)(p + 1));
+    if (prog->base == NULL) {
+        goto out;
+    }
+    for (r = 0; r < p; ++r) {
+        peers[r] = r;
+        keys[r] = (uint64_t)lay->node_of[r] + 1;
+        keys[p + r] = (uint64_t)lay->rack_of[r] + 1;
+    }
+    status = loom_team_create(&(loom_team_params_t){
+                                  .size = p, .rank = 0, .transport = NULL, /* never called */
+                                  .peers = peers, .node_keys = keys, .rack_keys = keys + p,
+                                  .context_id = 1 }, &team);
+    if (status != LOOM_OK) {
+        goto out;
+    }
+    /* The buffers are never touched: plans only record addresses, so any
+     * two disjoint ranges will do (no memory of n bytes per rank). */
+    args = (loom_coll_args_t){
+        .sendbuf = (const void *)(uintptr_t)0x1000, .recvbuf = NULL,
+        .count = pa->bytes / esize, .elem_size = esize,
+        .op = { .fn = loom_sim_no_reduce, .ctx = NULL, .commutative = 1 },
+        .in_place = pa->in_place, .seg_bytes = pa->seg_bytes, .depth = pa->depth,
+    };
+    args.recvbuf = (void *)(uintptr_t)(0x1000 + ((pa->bytes + 4095) & ~(size_t)4095) + 4096);
+    for (r = 0; r < p; ++r) {
+        /* Plans depend on the team only through size, rank and the
+         * node/rack maps: one team serves every rank in turn. */
+        team->rank = r;
+        status = pa->plan(&args, team, &sched);
+        if (status != LOOM_OK) {
+            goto out;
+        }
+        if (loom_sim_prog_add(prog, r, sched) != 0) {
+            loom_sched_destroy(sched);
+            status = LOOM_ERR_NO_MEMORY;
+            goto out;
+        }
+        loom_sched_destroy(sched);
+    }
+    prog->base[p] = prog->nsteps;
+    *prog_p = prog;
+    prog = NULL;
+    status = LOOM_OK;
+out:
+    if (team != NULL) {
+        team->rank = 0;
+        loom_team_destroy(team);
+    }
+    loom_sim_prog_destroy(prog);
+    free(peers);
+    free(keys);
+    return status;
+}
+
+void loom_sim_prog_destroy(loom_sim_prog_t *prog)
+{
+    if (prog == NULL) {
+        return;
+    }
+    free(prog->base);
+    free(prog->steps);
+    free(prog->type);
+    free(prog->ndeps);
+    free(prog->dep_at);
+    free(prog->dependents);
+    free(prog);
+}
