@@ -47,7 +47,7 @@ typedef struct loom_sim_exec {
     double                  alpha_s[LOOM_SIM_CLASS_COUNT];
     double                  class_bps[LOOM_SIM_CLASS_COUNT];
     double                  reduce_bps, copy_bps;
-    int                     mem_link0, nic_out0, nic_in0, up_out0, up_in0;
+    int                     port_out0, port_in0, mem_link0, nic_out0, nic_in0, up_out0, up_in0;
     loom_sim_result_t       res;
     int                     failed;
 } loom_sim_exec_t;
@@ -177,6 +177,8 @@ static int loom_sim_path(const loom_sim_exec_t *x, int src, int dst, loom_sim_cl
     int n = 0;
 
     if (cls == LOOM_SIM_INTRA_NODE) {
+        links[n++] = x->port_out0 + src;
+        links[n++] = x->port_in0 + dst;
         if (x->model->node_mem_gbs > 0) {
             links[n++] = x->mem_link0 + lay->node_of[src];
         }
@@ -277,8 +279,10 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
     }
     x->reduce_bps = m->reduce_gbs * 1e9;
     x->copy_bps = m->copy_gbs * 1e9;
-    x->mem_link0 = 0;
-    x->nic_out0 = lay->nodes;
+    x->port_out0 = 0;
+    x->port_in0 = lay->p;
+    x->mem_link0 = 2 * lay->p;
+    x->nic_out0 = x->mem_link0 + lay->nodes;
     x->nic_in0 = x->nic_out0 + nnics;
     x->up_out0 = x->nic_in0 + nnics;
     x->up_in0 = x->up_out0 + lay->racks;
@@ -288,7 +292,8 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
         return LOOM_ERR_NO_MEMORY;
     }
     for (l = 0; l < nlinks; ++l) {
-        cap[l] = l < x->nic_out0 ? m->node_mem_gbs * 1e9
+        cap[l] = l < x->mem_link0 ? x->class_bps[LOOM_SIM_INTRA_NODE]
+               : l < x->nic_out0 ? m->node_mem_gbs * 1e9
                : l < x->up_out0 ? loom_sim_model_nic_bps(m) : loom_sim_model_uplink_bps(m);
     }
     status = loom_sim_net_create(nlinks, cap, &x->net);

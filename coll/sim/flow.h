@@ -21,7 +21,7 @@
 
 #include "loom/status.h"
 
-#define LOOM_SIM_FLOW_LINKS 4
+#define LOOM_SIM_FLOW_LINKS 4   /* ports or NICs out and in, uplinks out and in */
 
 typedef struct loom_sim_net loom_sim_net_t;
 

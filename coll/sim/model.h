@@ -11,7 +11,10 @@
  * idle links, as a ping-pong measures it).  Messages that run at the same
  * time share the links of their paths (flow.h):
  *
- *   intra-node  the node's memory link (node_mem_gbs; 0: not shared)
+ *   intra-node  the sender's port out and the receiver's port in (at the
+ *               intra-node speed: a rank's messages inside its node share
+ *               its link to the node's switch or memory), and the node's
+ *               memory link (node_mem_gbs; 0: none)
  *   across      sender's NIC out, receiver's NIC in (nic_gbs each); a
  *               node has nics_per_node NICs, local rank l uses NIC
  *               l mod nics_per_node
