@@ -38,8 +38,9 @@ typedef struct loom_sim_exec {
     double                  *compute_free;  /* per rank */
     loom_sim_event_t        *heap;
     long                    nheap, cap_heap;
-    long                    *bucket;
-    long                    nbuckets;
+    long                    *bucket;        /* chain heads, then tails: one block */
+    long                    *bucket_tail;
+    long                    nbuckets, live_posted;
     loom_sim_posted_t       *posted;
     long                    nposted, cap_posted, free_posted;
     long                    done;
@@ -118,19 +119,67 @@ static long loom_sim_bucket_of(const loom_sim_exec_t *x, int src, int dst, uint3
 static long loom_sim_match_take(loom_sim_exec_t *x, int src, int dst, uint32_t tag,
                                 int want_recv)
 {
-    long b = loom_sim_bucket_of(x, src, dst, tag), *link = &x->bucket[b], e;
+    long b = loom_sim_bucket_of(x, src, dst, tag), prev = -1, e;
     loom_sim_posted_t *m;
 
-    for (e = *link; e >= 0; link = &m->next, e = *link) {
+    for (e = x->bucket[b]; e >= 0; prev = e, e = m->next) {
         m = &x->posted[e];
         if (m->src == src && m->dst == dst && m->tag == tag && m->is_recv == want_recv) {
-            *link = m->next;
+            if (prev < 0) {
+                x->bucket[b] = m->next;
+            } else {
+                x->posted[prev].next = m->next;
+            }
+            if (x->bucket_tail[b] == e) {
+                x->bucket_tail[b] = prev;
+            }
             m->next = x->free_posted;
             x->free_posted = e;
+            x->live_posted--;
             return m->step;
         }
     }
     return -1;
+}
+
+static void loom_sim_bucket_append(loom_sim_exec_t *x, long b, long e)
+{
+    x->posted[e].next = -1;
+    if (x->bucket_tail[b] < 0) {
+        x->bucket[b] = e;
+    } else {
+        x->posted[x->bucket_tail[b]].next = e;
+    }
+    x->bucket_tail[b] = e;
+}
+
+/* Doubles the buckets once messages outnumber them, so that chains stay
+ * short: a ring posts thousands of receives per rank at its start.
+ * Entries move in chain order, so equal keys keep their posting order. */
+static int loom_sim_match_grow(loom_sim_exec_t *x)
+{
+    long old_n = x->nbuckets, *old = x->bucket, b, e, next;
+    long *nb = malloc(sizeof(long) * 4 * (size_t)old_n);
+
+    if (nb == NULL) {
+        return 0;   /* longer chains, still right */
+    }
+    x->nbuckets = 2 * old_n;
+    x->bucket = nb;
+    x->bucket_tail = nb + x->nbuckets;
+    for (b = 0; b < x->nbuckets; ++b) {
+        x->bucket[b] = x->bucket_tail[b] = -1;
+    }
+    for (b = 0; b < old_n; ++b) {
+        for (e = old[b]; e >= 0; e = next) {
+            loom_sim_posted_t *m = &x->posted[e];
+
+            next = m->next;
+            loom_sim_bucket_append(x, loom_sim_bucket_of(x, m->src, m->dst, m->tag), e);
+        }
+    }
+    free(old);
+    return 0;
 }
 
 /* Leaves a message to wait for its partner, at the end of its bucket so
@@ -138,9 +187,12 @@ static long loom_sim_match_take(loom_sim_exec_t *x, int src, int dst, uint32_t t
 static int loom_sim_match_put(loom_sim_exec_t *x, long step, int src, int dst, uint32_t tag,
                               int is_recv)
 {
-    long b = loom_sim_bucket_of(x, src, dst, tag), *link = &x->bucket[b], e;
     loom_sim_posted_t *a;
+    long e;
 
+    if (x->live_posted >= x->nbuckets) {
+        loom_sim_match_grow(x);
+    }
     if (x->free_posted >= 0) {
         e = x->free_posted;
         x->free_posted = x->posted[e].next;
@@ -160,10 +212,8 @@ static int loom_sim_match_put(loom_sim_exec_t *x, long step, int src, int dst, u
     }
     x->posted[e] = (loom_sim_posted_t){ .step = step, .src = src, .dst = dst, .tag = tag,
                                         .is_recv = is_recv, .next = -1 };
-    while (*link >= 0) {
-        link = &x->posted[*link].next;
-    }
-    *link = e;
+    x->live_posted++;
+    loom_sim_bucket_append(x, loom_sim_bucket_of(x, src, dst, tag), e);
     return 0;
 }
 
@@ -305,13 +355,14 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
     x->compute_free = calloc((size_t)lay->p, sizeof(double));
     for (x->nbuckets = 1024; x->nbuckets < 4L * lay->p; x->nbuckets *= 2) {
     }
-    x->bucket = malloc(sizeof(long) * (size_t)x->nbuckets);
+    x->bucket = malloc(sizeof(long) * 2 * (size_t)x->nbuckets);
     if (x->pending == NULL || x->compute_free == NULL || x->bucket == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
     memcpy(x->pending, x->prog->ndeps, (size_t)x->prog->nsteps);
+    x->bucket_tail = x->bucket + x->nbuckets;
     for (b = 0; b < x->nbuckets; ++b) {
-        x->bucket[b] = -1;
+        x->bucket[b] = x->bucket_tail[b] = -1;
     }
     x->free_posted = -1;
     return LOOM_OK;

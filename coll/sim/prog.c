@@ -17,7 +17,7 @@ static void loom_sim_no_reduce(const void *src, void *dst, size_t count, void *c
 static int loom_sim_prog_reserve(loom_sim_prog_t *prog, long steps, long edges)
 {
     long n;
-    void *a, *b, *c, *d;
+    void *a, *b, *c, *d, *e;
 
     if (steps > prog->cap_steps) {
         n = prog->cap_steps ? prog->cap_steps : 4096;
@@ -32,7 +32,9 @@ static int loom_sim_prog_reserve(loom_sim_prog_t *prog, long steps, long edges)
         if (c != NULL) prog->ndeps = c;
         d = realloc(prog->dep_at, sizeof(long) * (size_t)(n + 1));
         if (d != NULL) prog->dep_at = d;
-        if (a == NULL || b == NULL || c == NULL || d == NULL) {
+        e = realloc(prog->owner, sizeof(int32_t) * (size_t)n);
+        if (e != NULL) prog->owner = e;
+        if (a == NULL || b == NULL || c == NULL || d == NULL || e == NULL) {
             return -1;
         }
         prog->cap_steps = n;
@@ -74,6 +76,7 @@ static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *s
         prog->steps[first + i] = (loom_sim_step_t){ .bytes = d->bytes, .peer = d->peer,
                                                     .tag = d->tag_step };
         prog->type[first + i] = (uint8_t)d->type;
+        prog->owner[first + i] = r;
         prog->ndeps[first + i] = 0;
         prog->dep_at[first + i] = 0;
     }
@@ -173,6 +176,11 @@ loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *pa, loom_sim_pr
             goto out;
         }
         loom_sched_destroy(sched);
+        if (r == 0 && loom_sim_prog_reserve(prog, (long)(prog->nsteps * 1.05 * p) + 64,
+                                            (long)(prog->nedges * 1.05 * p) + 64) != 0) {
+            status = LOOM_ERR_NO_MEMORY;
+            goto out;
+        }
     }
     prog->base[p] = prog->nsteps;
     *prog_p = prog;
@@ -199,6 +207,7 @@ void loom_sim_prog_destroy(loom_sim_prog_t *prog)
     free(prog->type);
     free(prog->ndeps);
     free(prog->dep_at);
+    free(prog->owner);
     free(prog->dependents);
     free(prog);
 }
