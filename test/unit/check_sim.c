@@ -4,11 +4,15 @@
  * one NIC, and a rack uplink that flows from every node of a rack share.
  */
 #include "coll/sim/exec.h"
+#include "coll/sim/fit.h"
 #include "coll/sim/flow.h"
 #include "coll/sim/model.h"
+#include "tools/loom-sim/options.h"
 
 #include <check.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "check_main.h"
 
 /* One link class everywhere: every rank a node of its own, all in one
@@ -143,6 +147,102 @@ START_TEST(test_sim_uplink_contention)
 }
 END_TEST
 
+/* Ping-pong lines as test/cluster/pingpong.c prints them, for known
+ * alpha and beta per class: B MB/s = bytes / (alpha + bytes beta). */
+START_TEST(test_sim_calibrate_recovers)
+{
+    static const char *const labels[] = { "same-node", "same-rack", "cross-rack" };
+    const double alpha[] = { 4e-6, 60e-6, 95e-6 }, beta[] = { 1 / 2e9, 1 / 110e6, 1 / 36e6 };
+    static const double sizes[] = { 65536, 1 << 20, 4 << 20 };
+    loom_sim_pingpong_fit_t fit;
+    loom_sim_model_t m;
+    char *text = NULL, err[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int c, i;
+
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "some mpirun noise\n");
+    for (i = 0; i < 3; ++i) {
+        for (c = 0; c < 3; ++c) {
+            fprintf(f, "%s rank 0 (node0) <-> rank %d (node%d): %.0f bytes, %.9g MB/s\n",
+                    labels[c], 1 << c, c, sizes[i],
+                    sizes[i] / (alpha[c] + sizes[i] * beta[c]) * 1e-6);
+        }
+    }
+    fclose(f);
+    f = fmemopen(text, len, "r");
+    loom_sim_model_default(&m);
+    ck_assert_int_eq(loom_sim_fit_pingpong(f, "synthetic", &m, &fit, err, sizeof(err)),
+                     LOOM_OK);
+    fclose(f);
+    for (c = 0; c < 3; ++c) {
+        ck_assert_int_eq(fit.points[c], 3);
+        ck_assert_int_eq(fit.sizes[c], 3);
+        ck_assert_msg(fabs(m.alpha_us[c] - alpha[c] * 1e6) < 1e-4 * alpha[c] * 1e6,
+                      "%s alpha %g us, want %g", labels[c], m.alpha_us[c], alpha[c] * 1e6);
+        ck_assert_msg(fabs(m.gbs[c] - 1e-9 / beta[c]) < 1e-6 * 1e-9 / beta[c],
+                      "%s %g GB/s, want %g", labels[c], m.gbs[c], 1e-9 / beta[c]);
+    }
+    /* A label that names no class is an error that names it. */
+    f = fmemopen("fast-path rank 0 (a) <-> rank 1 (b): 100 bytes, 5 MB/s\n", 56, "r");
+    ck_assert_int_eq(loom_sim_fit_pingpong(f, "bad", &m, &fit, err, sizeof(err)),
+                     LOOM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(err, "fast-path"));
+    fclose(f);
+    free(text);
+}
+END_TEST
+
+/* Each bad command line fails with a message naming the option. */
+START_TEST(test_sim_options_rejected)
+{
+    static const struct { const char *argv[4]; const char *names; } bad[] = {
+        { { "loom-sim", "-p", "1" }, "-p" },
+        { { "loom-sim", "-p", "64:8" }, "-p" },
+        { { "loom-sim", "-a", "fastest" }, "fastest" },
+        { { "loom-sim", "-c", "alltoall" }, "-c" },
+        { { "loom-sim", "-b", "0" }, "-b" },
+        { { "loom-sim", "-e", "12Q" }, "-e" },
+        { { "loom-sim", "-f", "1" }, "-f" },
+        { { "loom-sim", "--map-by", "rack" }, "--map-by" },
+        { { "loom-sim", "--oversubscription", "0.5" }, "oversubscription" },
+        { { "loom-sim", "--set", "nic_gbs=-1" }, "nic_gbs" },
+        { { "loom-sim", "--set", "warp_gbs=1" }, "warp_gbs" },
+        { { "loom-sim", "--model", "/nonexistent/model" }, "--model" },
+        { { "loom-sim", "--bogus" }, "--bogus" },
+        { { "loom-sim", "calibrate" }, "--pingpong" },
+    };
+    loom_sim_options_t o;
+    char *msg = NULL;
+    size_t len = 0, i;
+    int argc;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        FILE *err = open_memstream(&msg, &len);
+
+        for (argc = 0; argc < 4 && bad[i].argv[argc] != NULL; ++argc) {
+        }
+        ck_assert_int_eq(loom_sim_options_parse(argc, (char **)bad[i].argv, err, &o),
+                         LOOM_SIM_PARSE_ERROR);
+        fclose(err);
+        ck_assert_msg(strstr(msg, bad[i].names) != NULL, "case %zu: '%s' does not name %s",
+                      i, msg, bad[i].names);
+        free(msg);
+        msg = NULL;
+    }
+    {
+        const char *good[] = { "loom-sim", "-p", "8:64", "--map-by", "node", "-a", "all" };
+
+        ck_assert_int_eq(loom_sim_options_parse(7, (char **)good, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_int_eq(o.nranks, 4);
+        ck_assert_int_eq(o.nalgs, 5);
+        ck_assert_int_eq(o.model.map, LOOM_SIM_MAP_NODE);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -153,6 +253,8 @@ int main(void)
     tcase_add_test(tc, test_sim_rabenseifner_pow2);
     tcase_add_test(tc, test_sim_star_shares_nic);
     tcase_add_test(tc, test_sim_uplink_contention);
+    tcase_add_test(tc, test_sim_calibrate_recovers);
+    tcase_add_test(tc, test_sim_options_rejected);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
 }
