@@ -30,11 +30,10 @@ typedef struct loom_sim_posted {
 } loom_sim_posted_t;
 
 typedef struct loom_sim_exec {
-    const loom_sim_prog_t   *prog;
+    loom_sim_prog_t         *prog;
     const loom_sim_model_t  *model;
     const loom_sim_layout_t *lay;
     loom_sim_net_t          *net;
-    uint8_t                 *pending;
     double                  *compute_free;  /* per rank */
     loom_sim_event_t        *heap;
     long                    nheap, cap_heap;
@@ -272,10 +271,10 @@ static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
     double start, rate;
     long partner;
 
-    switch ((loom_step_type_t)prog->type[s]) {
+    switch ((loom_step_type_t)st->type) {
     case LOOM_STEP_SEND:
     case LOOM_STEP_RECV:
-        is_recv = prog->type[s] == LOOM_STEP_RECV;
+        is_recv = st->type == LOOM_STEP_RECV;
         /* A send waits for a receive of (me -> peer), a receive for a send
          * of (peer -> me). */
         partner = is_recv ? loom_sim_match_take(x, st->peer, r, st->tag, 0)
@@ -289,7 +288,7 @@ static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
         break;
     case LOOM_STEP_REDUCE:
     case LOOM_STEP_COPY:
-        rate = prog->type[s] == LOOM_STEP_REDUCE ? x->reduce_bps : x->copy_bps;
+        rate = st->type == LOOM_STEP_REDUCE ? x->reduce_bps : x->copy_bps;
         start = fmax(now, x->compute_free[r]);
         x->compute_free[r] = start + (double)st->bytes / rate;
         loom_sim_event_push(x, x->compute_free[r], s);
@@ -304,9 +303,11 @@ static void loom_sim_step_done(loom_sim_exec_t *x, double now, long s)
 
     x->done++;
     x->last = now;
-    for (i = prog->dep_at[s]; i < prog->dep_at[s + 1]; ++i) {
+    const loom_sim_step_t *st = &prog->steps[s];
+
+    for (i = st->dep_first; i < (long)st->dep_first + st->ndependents; ++i) {
         d = prog->dependents[i];
-        if (--x->pending[d] == 0) {
+        if (--prog->steps[d].pending == 0) {
             loom_sim_step_start(x, now, d);
         }
     }
@@ -321,7 +322,7 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
     int nnics = lay->nodes * m->nics_per_node, nlinks, l, c;
     double *cap;
     loom_status_t status;
-    long b;
+    long b, s;
 
     for (c = 0; c < LOOM_SIM_CLASS_COUNT; ++c) {
         x->alpha_s[c] = m->alpha_us[c] * 1e-6;
@@ -351,15 +352,16 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
     if (status != LOOM_OK) {
         return status;
     }
-    x->pending = malloc((size_t)(x->prog->nsteps > 0 ? x->prog->nsteps : 1));
     x->compute_free = calloc((size_t)lay->p, sizeof(double));
     for (x->nbuckets = 1024; x->nbuckets < 4L * lay->p; x->nbuckets *= 2) {
     }
     x->bucket = malloc(sizeof(long) * 2 * (size_t)x->nbuckets);
-    if (x->pending == NULL || x->compute_free == NULL || x->bucket == NULL) {
+    if (x->compute_free == NULL || x->bucket == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
-    memcpy(x->pending, x->prog->ndeps, (size_t)x->prog->nsteps);
+    for (s = 0; s < x->prog->nsteps; ++s) {
+        x->prog->steps[s].pending = x->prog->steps[s].ndeps;
+    }
     x->bucket_tail = x->bucket + x->nbuckets;
     for (b = 0; b < x->nbuckets; ++b) {
         x->bucket[b] = x->bucket_tail[b] = -1;
@@ -371,14 +373,13 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
 static void loom_sim_exec_fini(loom_sim_exec_t *x)
 {
     loom_sim_net_destroy(x->net);
-    free(x->pending);
     free(x->compute_free);
     free(x->heap);
     free(x->bucket);
     free(x->posted);
 }
 
-loom_status_t loom_sim_prog_run(const loom_sim_prog_t *prog, const loom_sim_model_t *model,
+loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *model,
                                 loom_sim_result_t *result_p)
 {
     loom_sim_exec_t x = { .prog = prog, .model = model, .lay = prog->layout };
@@ -390,7 +391,7 @@ loom_status_t loom_sim_prog_run(const loom_sim_prog_t *prog, const loom_sim_mode
         goto out;
     }
     for (s = 0; s < prog->nsteps; ++s) {
-        if (prog->ndeps[s] == 0) {
+        if (prog->steps[s].ndeps == 0) {
             loom_sim_step_start(&x, 0, s);
         }
     }

@@ -43,9 +43,10 @@ typedef struct loom_sim_result {
     double  bytes_sent;     /* over all ranks */
 } loom_sim_result_t;
 
-/* Executes prog on the model; LOOM_ERR_DEADLOCK when steps are left that
- * nothing can start (a schedule bug). */
-loom_status_t loom_sim_prog_run(const loom_sim_prog_t *prog, const loom_sim_model_t *model,
+/* Executes prog on the model (its steps keep the run's counters, so one
+ * program runs once at a time); LOOM_ERR_DEADLOCK when steps are left
+ * that nothing can start (a schedule bug). */
+loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *model,
                                 loom_sim_result_t *result_p);
 
 #endif

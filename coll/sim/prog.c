@@ -2,6 +2,7 @@
 #include "prog.h"
 #include "coll/core/team.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@ static void loom_sim_no_reduce(const void *src, void *dst, size_t count, void *c
 static int loom_sim_prog_reserve(loom_sim_prog_t *prog, long steps, long edges)
 {
     long n;
-    void *a, *b, *c, *d, *e;
+    void *a;
 
     if (steps > prog->cap_steps) {
         n = prog->cap_steps ? prog->cap_steps : 4096;
@@ -25,18 +26,10 @@ static int loom_sim_prog_reserve(loom_sim_prog_t *prog, long steps, long edges)
             n *= 2;
         }
         a = realloc(prog->steps, sizeof(*prog->steps) * (size_t)n);
-        if (a != NULL) prog->steps = a;
-        b = realloc(prog->type, (size_t)n);
-        if (b != NULL) prog->type = b;
-        c = realloc(prog->ndeps, (size_t)n);
-        if (c != NULL) prog->ndeps = c;
-        d = realloc(prog->dep_at, sizeof(long) * (size_t)(n + 1));
-        if (d != NULL) prog->dep_at = d;
-        e = realloc(prog->owner, sizeof(int32_t) * (size_t)n);
-        if (e != NULL) prog->owner = e;
-        if (a == NULL || b == NULL || c == NULL || d == NULL || e == NULL) {
+        if (a == NULL) {
             return -1;
         }
+        prog->steps = a;
         prog->cap_steps = n;
     }
     if (edges > prog->cap_edges) {
@@ -55,11 +48,12 @@ static int loom_sim_prog_reserve(loom_sim_prog_t *prog, long steps, long edges)
 }
 
 /* Appends rank r's schedule: the steps, then who waits on whom, turned
- * around into per-step lists of dependents (CSR). */
+ * around into per-step lists of dependents. */
 static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *sched)
 {
     long first = prog->nsteps, edges = 0, i, at;
     const loom_step_desc_t *d;
+    loom_sim_step_t *st;
     int k;
 
     for (i = 0; i < sched->nsteps; ++i) {
@@ -67,55 +61,48 @@ static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *s
             edges += sched->steps[i].desc.deps[k] >= 0;
         }
     }
-    if (loom_sim_prog_reserve(prog, first + sched->nsteps, prog->nedges + edges) != 0) {
+    /* Indices are 32-bit: 2^31 steps would be some 60 GB. */
+    if (first + sched->nsteps >= INT32_MAX || prog->nedges + edges >= INT32_MAX ||
+        loom_sim_prog_reserve(prog, first + sched->nsteps, prog->nedges + edges) != 0) {
         return -1;
     }
     prog->base[r] = first;
     for (i = 0; i < sched->nsteps; ++i) {
         d = &sched->steps[i].desc;
         prog->steps[first + i] = (loom_sim_step_t){ .bytes = d->bytes, .peer = d->peer,
-                                                    .tag = d->tag_step };
-        prog->type[first + i] = (uint8_t)d->type;
-        prog->owner[first + i] = r;
-        prog->ndeps[first + i] = 0;
-        prog->dep_at[first + i] = 0;
+                                                    .tag = d->tag_step, .owner = r,
+                                                    .type = (uint8_t)d->type };
     }
     for (i = 0; i < sched->nsteps; ++i) {
         d = &sched->steps[i].desc;
         for (k = 0; k < d->ndeps; ++k) {
             if (d->deps[k] >= 0) {
-                prog->ndeps[first + i]++;
-                prog->dep_at[first + d->deps[k]]++;
+                prog->steps[first + i].ndeps++;
+                if (prog->steps[first + d->deps[k]].ndependents == UINT16_MAX) {
+                    return -1;
+                }
+                prog->steps[first + d->deps[k]].ndependents++;
             }
         }
     }
-    /* Counts to offsets, then fill. */
     at = prog->nedges;
     for (i = 0; i < sched->nsteps; ++i) {
-        long n = prog->dep_at[first + i];
-
-        prog->dep_at[first + i] = at;
-        at += n;
+        st = &prog->steps[first + i];
+        st->dep_first = (uint32_t)at;
+        at += st->ndependents;
+        st->ndependents = 0;   /* counts again while filling */
     }
-    prog->dep_at[first + sched->nsteps] = at;
     for (i = 0; i < sched->nsteps; ++i) {
         d = &sched->steps[i].desc;
         for (k = 0; k < d->ndeps; ++k) {
             if (d->deps[k] >= 0) {
-                long src = first + d->deps[k];
-
-                /* dep_at[src] runs ahead while filling; restored below. */
-                prog->dependents[prog->dep_at[src]++] = (int32_t)(first + i);
+                st = &prog->steps[first + d->deps[k]];
+                prog->dependents[st->dep_first + st->ndependents++] = (int32_t)(first + i);
             }
         }
     }
-    for (i = sched->nsteps - 1; i >= 0; --i) {
-        prog->dep_at[first + i + 1] = prog->dep_at[first + i];
-    }
-    prog->dep_at[first] = prog->nedges;
     prog->nedges = at;
     prog->nsteps = first + sched->nsteps;
-    prog->dep_at[prog->nsteps] = at;
     return 0;
 }
 
@@ -204,10 +191,6 @@ void loom_sim_prog_destroy(loom_sim_prog_t *prog)
     }
     free(prog->base);
     free(prog->steps);
-    free(prog->type);
-    free(prog->ndeps);
-    free(prog->dep_at);
-    free(prog->owner);
     free(prog->dependents);
     free(prog);
 }
