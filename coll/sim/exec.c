@@ -54,6 +54,12 @@ typedef struct loom_sim_exec {
 
 /* ---------------------------------------------------------- event heap */
 
+/* By time, then by step: simultaneous events run in memory order. */
+static inline int loom_sim_event_before(const loom_sim_event_t *a, const loom_sim_event_t *b)
+{
+    return a->t < b->t || (a->t == b->t && a->step < b->step);
+}
+
 static int loom_sim_event_push(loom_sim_exec_t *x, double t, long step)
 {
     loom_sim_event_t *h, e = { t, step };
@@ -70,7 +76,8 @@ static int loom_sim_event_push(loom_sim_exec_t *x, double t, long step)
         x->heap = h;
         x->cap_heap = n;
     }
-    for (i = x->nheap++; i > 0 && x->heap[(i - 1) / 2].t > t; i = (i - 1) / 2) {
+    for (i = x->nheap++; i > 0 && loom_sim_event_before(&e, &x->heap[(i - 1) / 2]);
+         i = (i - 1) / 2) {
         x->heap[i] = x->heap[(i - 1) / 2];
     }
     x->heap[i] = e;
@@ -87,10 +94,10 @@ static loom_sim_event_t loom_sim_event_pop(loom_sim_exec_t *x)
         if (c >= x->nheap) {
             break;
         }
-        if (c + 1 < x->nheap && x->heap[c + 1].t < x->heap[c].t) {
+        if (c + 1 < x->nheap && loom_sim_event_before(&x->heap[c + 1], &x->heap[c])) {
             ++c;
         }
-        if (x->heap[c].t >= last.t) {
+        if (!loom_sim_event_before(&x->heap[c], &last)) {
             break;
         }
         x->heap[i] = x->heap[c];
@@ -106,11 +113,16 @@ static loom_sim_event_t loom_sim_event_pop(loom_sim_exec_t *x)
 
 static long loom_sim_bucket_of(const loom_sim_exec_t *x, int src, int dst, uint32_t tag)
 {
-    uint64_t h = (uint64_t)(uint32_t)src * UINT64_C(0x9E3779B97F4A7C15) ^
-                 (uint64_t)(uint32_t)dst * UINT64_C(0xC2B2AE3D27D4EB4F) ^
-                 (uint64_t)tag * UINT64_C(0x165667B19E3779F9);
+    /* A full mix (splitmix64's finalizer): tags that differ only in their
+     * high bits (round numbers) must still land in different buckets. */
+    uint64_t h = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) ^
+                 (uint64_t)tag * UINT64_C(0x9E3779B97F4A7C15);
 
-    h ^= h >> 29;
+    h ^= h >> 30;
+    h *= UINT64_C(0xBF58476D1CE4E5B9);
+    h ^= h >> 27;
+    h *= UINT64_C(0x94D049BB133111EB);
+    h ^= h >> 31;
     return (long)(h & (uint64_t)(x->nbuckets - 1));
 }
 
@@ -391,7 +403,7 @@ loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *m
         goto out;
     }
     for (s = 0; s < prog->nsteps; ++s) {
-        if (prog->steps[s].ndeps == 0) {
+        if (prog->steps[s].ndeps == 0 && prog->steps[s].type != LOOM_SIM_STEP_NONE) {
             loom_sim_step_start(&x, 0, s);
         }
     }
@@ -418,11 +430,11 @@ loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *m
     }
     if (x.failed) {
         status = LOOM_ERR_NO_MEMORY;
-    } else if (x.done != prog->nsteps) {
+    } else if (x.done != prog->real_steps) {
         status = LOOM_ERR_DEADLOCK;
     } else {
         x.res.time_s = x.last;
-        x.res.steps = prog->nsteps;
+        x.res.steps = prog->real_steps;
         *result_p = x.res;
     }
 out:

@@ -12,6 +12,9 @@
 
 #include "exec.h"
 
+/* A hole in the interleaved layout (prog.c), after the loom_step_type_t. */
+#define LOOM_SIM_STEP_NONE 0xFF
+
 typedef struct loom_sim_step {
     uint64_t    bytes;
     int32_t     peer;
@@ -28,7 +31,9 @@ struct loom_sim_prog {
     const loom_sim_layout_t *layout;
     int             p;
     long            nsteps;
-    long            *base;          /* p + 1: rank r's steps are base[r] .. base[r+1]-1 */
+    long            *base;          /* while building, p + 1: rank r's steps are
+                                     * base[r] .. base[r+1]-1; then interleaved */
+    long            real_steps;     /* not counting holes */
     loom_sim_step_t *steps;
     int32_t         *dependents;    /* global step indices */
     long            cap_steps, cap_edges;
