@@ -12,23 +12,27 @@
 # Root, network namespaces (test/cluster/cluster.sh); about 10 to 20
 # minutes on an idle 2-core machine.  Never part of make check.  Run from
 # the top build directory; the files stay in LOOM_SIM_VALIDATE_DIR
-# (default sim-validate/).
+# (default sim-validate/).  LOOM_SIM_VALIDATE_SIZES sets loom-bench's and
+# loom-sim's sizes (default -b 1M -e 8M -f 2); LOOM_SIM_VALIDATE_REUSE=1
+# skips the measurements and analyses those already in the directory.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${abs_top_builddir:-$PWD}
 out=${LOOM_SIM_VALIDATE_DIR:-$top/sim-validate}
 algs=${LOOM_SIM_VALIDATE_ALGS:-"ring rabenseifner double_binary_tree recursive_doubling hierarchical"}
 cal=${LOOM_SIM_CALIBRATE_ALG:-ring}
+sizes=${LOOM_SIM_VALIDATE_SIZES:-"-b 1M -e 8M -f 2"}
+reuse=${LOOM_SIM_VALIDATE_REUSE:-0}
 for exe in "$top/test/cluster/pingpong" "$top/loom-bench" "$top/loom-sim"; do
     [ -x "$exe" ] || { echo "sim_validate.sh: $exe is not built" >&2; exit 2; }
 done
 mkdir -p "$out" || exit 1
-rm -f "$out"/*.csv "$out"/pingpong.txt "$out"/model.conf
 
 # One cluster session for every measurement, so that calibration and
 # validation see the same machine load.
+[ "$reuse" = 1 ] || { rm -f "$out"/*.csv "$out"/pingpong.txt "$out"/model.conf;
 "$here/cluster.sh" --nodes 4 --racks 2 --slots 2 -- sh -c '
-    out=$0 top=$1 algs=$2
+    out=$0 top=$1 algs=$2 sizes=$3
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     OMPI_MCA_mca_base_component_path=SYS_DEFAULT:$top/.libs
     export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_mca_base_component_path
@@ -45,13 +49,13 @@ rm -f "$out"/*.csv "$out"/pingpong.txt "$out"/model.conf
             echo "sim-validate: loom-bench $alg --map-by $map"
             timeout 900 "$LOOM_CLUSTER_MPIRUN" -np 8 $common --map-by $map \
                 --mca coll_loom_priority 100 --mca coll_loom_allreduce_algorithm $alg \
-                "$top/loom-bench" -c allreduce -b 1M -e 8M -f 2 -w 1 -n 5 --no-compare \
+                "$top/loom-bench" -c allreduce $sizes -w 1 -n 5 --no-compare \
                 --no-progress --no-memcpy-ref --csv "$out/bench-$alg-$map.csv" \
                 >"$out/bench-$alg-$map.txt" 2>&1 ||
                 echo "sim-validate: loom-bench $alg --map-by $map failed (see $out/bench-$alg-$map.txt)" >&2
         done
     done
-' "$out" "$top" "$algs" || exit 1
+' "$out" "$top" "$algs" "$sizes" || exit 1; }
 
 layout="--ranks-per-node 2 --nodes 4 --nodes-per-rack 2 --nics-per-node 1"
 "$top/loom-sim" calibrate --pingpong "$out/pingpong.txt" \
@@ -66,7 +70,7 @@ for map in core node; do
         bench=$out/bench-$alg-$map.csv
         [ -f "$bench" ] || { echo "$alg --map-by $map: no measurement"; continue; }
         "$top/loom-sim" --model "$out/model.conf" $layout --map-by $map -p 8 -a "$alg" \
-            -b 1M -e 8M -f 2 -q --csv "$out/pred-$alg-$map.csv" || continue
+            $sizes -q --csv "$out/pred-$alg-$map.csv" || continue
         # bench: bytes is column 5, contender 7, median_us 8;
         # prediction: bytes 5, time_us 9.
         awk -F, -v alg="$alg" -v map="$map" -v cal="$cal" '
@@ -79,7 +83,7 @@ for map in core node; do
             }' "$bench" "$out/pred-$alg-$map.csv"
     done
 done | tee "$out/errors.txt"
-awk '$NF !~ /calibration/ { n++; e = $6; sub(/%/, "", e); e = e < 0 ? -e : e;
-                           if (e <= 20) ok++; if (e > max) max = e }
+awk '/calibration data/ || NF < 6 || $1 == "algorithm" { next }
+     { n++; e = $6; gsub(/[%+-]/, "", e); e += 0; if (e <= 20) ok++; if (e > max) max = e }
      END { printf "sim-validate: %d of %d predictions within 20%% (largest error %.1f%%)\n",
                   ok, n, max }' "$out/errors.txt"
