@@ -12,6 +12,7 @@
 #include "output.h"
 #include "plot.h"
 #include "sweep.h"
+#include "tools/common/gnuplot.h"
 
 #include <fcntl.h>
 #include <mpi.h>
@@ -137,9 +138,11 @@ static void loom_bench_warn(const loom_bench_run_info_t *info)
                 "measure that; run with --mca mpi_yield_when_idle 1\n", info->local_ranks,
                 info->cores);
     }
-    if (o->plot_path != NULL && !loom_bench_plot_available(loom_bench_plot_program())) {
+    if (o->plot_path != NULL &&
+        !loom_gnuplot_available(loom_gnuplot_program("LOOM_BENCH_GNUPLOT"))) {
         fprintf(stderr, "loom-bench: warning: %s not found: there will be no plot, only the "
-                "CSV (on Debian: apt-get install gnuplot-nox)\n", loom_bench_plot_program());
+                "CSV (on Debian: apt-get install gnuplot-nox)\n",
+                loom_gnuplot_program("LOOM_BENCH_GNUPLOT"));
     }
 }
 

@@ -60,10 +60,4 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
  * message on err (NULL: silent). */
 int loom_bench_options_check_ranks(const loom_bench_options_t *opts, int nranks, FILE *err);
 
-/* "8", "256K", "64M", "1G" into bytes (K = 1024); 0 on success. */
-int loom_bench_size_parse(const char *text, size_t *bytes_p);
-
-/* bytes as the shortest of "123", "4K", "64M", "1G" into buf. */
-const char *loom_bench_size_format(size_t bytes, char *buf, size_t len);
-
 #endif

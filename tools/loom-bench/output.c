@@ -1,5 +1,6 @@
 /* Table, CSV, summary and progress line (output.h). */
 #include "output.h"
+#include "tools/common/size.h"
 
 #include "stats.h"
 
@@ -39,8 +40,8 @@ void loom_bench_output_header(FILE *out, const loom_bench_run_info_t *info)
     if (o->fresh) {
         fprintf(out, "# buffers: fresh, rotating through %s of inputs and as much output "
                 "(last-level cache %s, from %s)\n",
-                loom_bench_size_format(info->span, a, sizeof(a)),
-                loom_bench_size_format(info->llc, b, sizeof(b)), info->llc_source);
+                loom_tool_size_format(info->span, a, sizeof(a)),
+                loom_tool_size_format(info->llc, b, sizeof(b)), info->llc_source);
     } else {
         fprintf(out, "# buffers: the same for every call (--fresh rotates)\n");
     }
@@ -137,7 +138,7 @@ static void loom_bench_output_memcpy_summary(FILE *out, const loom_bench_run_inf
         below += r->memcpy_frac < LOOM_BENCH_MEMREF_TARGET;
         ++n;
     }
-    loom_bench_size_format(LOOM_BENCH_MEMREF_LARGE, large, sizeof(large));
+    loom_tool_size_format(LOOM_BENCH_MEMREF_LARGE, large, sizeof(large));
     if (n == 0) {
         fprintf(out, "# of_memcpy: no size from %s on, where the single-copy target "
                 "applies\n", large);
@@ -245,7 +246,7 @@ void loom_bench_progress(size_t bytes, int index, int nsizes, double elapsed)
     char size[32], line[LOOM_BENCH_PROGRESS_WIDTH + 1];
 
     snprintf(line, sizeof(line), "loom-bench: %s (%d of %d sizes), %.0f s",
-             loom_bench_size_format(bytes, size, sizeof(size)), index + 1, nsizes, elapsed);
+             loom_tool_size_format(bytes, size, sizeof(size)), index + 1, nsizes, elapsed);
     fprintf(stderr, "%-*s\r", LOOM_BENCH_PROGRESS_WIDTH, line);
     fflush(stderr);
 }

@@ -1,54 +1,13 @@
 /* busbw against size through gnuplot (plot.h). */
 #include "plot.h"
+#include "tools/common/gnuplot.h"
+#include "tools/common/size.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-const char *loom_bench_plot_program(void)
-{
-    const char *env = getenv("LOOM_BENCH_GNUPLOT");
-
-    return env != NULL && env[0] != '\0' ? env : "gnuplot";
-}
-
-int loom_bench_plot_available(const char *program)
-{
-    const char *path = getenv("PATH"), *p, *end;
-    char candidate[4096];
-    size_t len;
-
-    if (strchr(program, '/') != NULL) {
-        return access(program, X_OK) == 0;
-    }
-    for (p = path != NULL ? path : "/usr/bin:/bin"; *p != '\0'; p = *end ? end + 1 : end) {
-        end = strchr(p, ':');
-        end = end != NULL ? end : p + strlen(p);
-        len = (size_t)(end - p);
-        if (len > 0 && len + strlen(program) + 2 <= sizeof(candidate)) {
-            snprintf(candidate, sizeof(candidate), "%.*s/%s", (int)len, p, program);
-            if (access(candidate, X_OK) == 0) {
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
-/* text as a gnuplot single-quoted string, where '' stands for '. */
-static void loom_bench_plot_quote(FILE *gp, const char *text)
-{
-    fputc('\'', gp);
-    for (; *text != '\0'; ++text) {
-        if (*text == '\'') {
-            fputc('\'', gp);
-        }
-        fputc(*text, gp);
-    }
-    fputc('\'', gp);
-}
 
 /* Sizes as 8, 1K, 64M on the x axis; every other one past a dozen. */
 static void loom_bench_plot_xtics(FILE *gp, const loom_bench_result_t *results, int nc,
@@ -60,7 +19,7 @@ static void loom_bench_plot_xtics(FILE *gp, const loom_bench_result_t *results, 
     fprintf(gp, "set xtics (");
     for (i = 0; i < nsizes; i += every) {
         fprintf(gp, "%s\"%s\" %zu", i > 0 ? ", " : "",
-                loom_bench_size_format(results[i * nc].bytes, label, sizeof(label)),
+                loom_tool_size_format(results[i * nc].bytes, label, sizeof(label)),
                 results[i * nc].bytes);
     }
     fprintf(gp, ") rotate by -45\n");
@@ -69,12 +28,12 @@ static void loom_bench_plot_xtics(FILE *gp, const loom_bench_result_t *results, 
 int loom_bench_plot_write(const char *png_path, const loom_bench_run_info_t *info,
                           const loom_bench_result_t *results, int nsizes)
 {
-    const char *program = loom_bench_plot_program();
+    const char *program = loom_gnuplot_program("LOOM_BENCH_GNUPLOT");
     const loom_bench_options_t *o = info->opts;
     int nc = info->cmp->count, c, i, status, bound;
     FILE *gp;
 
-    if (!loom_bench_plot_available(program)) {
+    if (!loom_gnuplot_available(program)) {
         fprintf(stderr, "loom-bench: %s not found: no plot in %s (on Debian: apt-get install "
                 "gnuplot-nox)\n", program, png_path);
         return -1;
@@ -85,7 +44,7 @@ int loom_bench_plot_write(const char *png_path, const loom_bench_run_info_t *inf
         return -1;
     }
     fprintf(gp, "set terminal png size 1000,600\nset output ");
-    loom_bench_plot_quote(gp, png_path);
+    loom_gnuplot_quote(gp, png_path);
     fprintf(gp, "\nset title \"loom-bench: %s, %s %s, %d ranks on %d node%s\"\n",
             o->coll->name, o->dtype->name, o->op->name, info->nranks, info->nnodes,
             info->nnodes == 1 ? "" : "s");

@@ -11,12 +11,6 @@
 #include "output.h"
 #include "sweep.h"
 
-/* The gnuplot command: $LOOM_BENCH_GNUPLOT, else "gnuplot". */
-const char *loom_bench_plot_program(void);
-
-/* 1 when the program exists (as a path, or in PATH). */
-int loom_bench_plot_available(const char *program);
-
 /* Draw results into png_path; 0 on success, else -1 with a message. */
 int loom_bench_plot_write(const char *png_path, const loom_bench_run_info_t *info,
                           const loom_bench_result_t *results, int nsizes);

@@ -1,0 +1,443 @@
+/*
+ * The event-driven executor (exec.h).
+ *
+ * Two queues: step completions in a binary heap by time, and flows in the
+ * network (flow.h) by finish time.  The clock jumps to the earlier of
+ * the two heads; every flow finished by then completes its send and
+ * receive alpha later; every completion due then releases the steps that
+ * waited on it; then the network re-fills the rates of what changed.
+ * Messages meet in a hash table keyed by (source, target, tag), posted
+ * first come first matched, as a tag-matching transport does.
+ */
+#include "prog.h"
+#include "flow.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct loom_sim_event {
+    double  t;
+    long    step;
+} loom_sim_event_t;
+
+typedef struct loom_sim_posted {
+    long    step;
+    int     src, dst;
+    uint32_t tag;
+    int     is_recv;
+    long    next;
+} loom_sim_posted_t;
+
+typedef struct loom_sim_exec {
+    loom_sim_prog_t         *prog;
+    const loom_sim_model_t  *model;
+    const loom_sim_layout_t *lay;
+    loom_sim_net_t          *net;
+    double                  *compute_free;  /* per rank */
+    loom_sim_event_t        *heap;
+    long                    nheap, cap_heap;
+    long                    *bucket;        /* chain heads, then tails: one block */
+    long                    *bucket_tail;
+    long                    nbuckets, live_posted;
+    loom_sim_posted_t       *posted;
+    long                    nposted, cap_posted, free_posted;
+    long                    done;
+    double                  last;
+    double                  alpha_s[LOOM_SIM_CLASS_COUNT];
+    double                  class_bps[LOOM_SIM_CLASS_COUNT];
+    double                  reduce_bps, copy_bps;
+    int                     port_out0, port_in0, mem_link0, nic_out0, nic_in0, up_out0, up_in0;
+    loom_sim_result_t       res;
+    int                     failed;
+} loom_sim_exec_t;
+
+/* ---------------------------------------------------------- event heap */
+
+/* By time, then by step: simultaneous events run in memory order. */
+static inline int loom_sim_event_before(const loom_sim_event_t *a, const loom_sim_event_t *b)
+{
+    return a->t < b->t || (a->t == b->t && a->step < b->step);
+}
+
+static int loom_sim_event_push(loom_sim_exec_t *x, double t, long step)
+{
+    loom_sim_event_t *h, e = { t, step };
+    long i;
+
+    if (x->nheap == x->cap_heap) {
+        long n = x->cap_heap ? 2 * x->cap_heap : 4096;
+
+        h = realloc(x->heap, sizeof(*h) * (size_t)n);
+        if (h == NULL) {
+            x->failed = 1;
+            return -1;
+        }
+        x->heap = h;
+        x->cap_heap = n;
+    }
+    for (i = x->nheap++; i > 0 && loom_sim_event_before(&e, &x->heap[(i - 1) / 2]);
+         i = (i - 1) / 2) {
+        x->heap[i] = x->heap[(i - 1) / 2];
+    }
+    x->heap[i] = e;
+    return 0;
+}
+
+static loom_sim_event_t loom_sim_event_pop(loom_sim_exec_t *x)
+{
+    loom_sim_event_t top = x->heap[0], last = x->heap[--x->nheap];
+    long i = 0, c;
+
+    for (;;) {
+        c = 2 * i + 1;
+        if (c >= x->nheap) {
+            break;
+        }
+        if (c + 1 < x->nheap && loom_sim_event_before(&x->heap[c + 1], &x->heap[c])) {
+            ++c;
+        }
+        if (!loom_sim_event_before(&x->heap[c], &last)) {
+            break;
+        }
+        x->heap[i] = x->heap[c];
+        i = c;
+    }
+    if (x->nheap > 0) {
+        x->heap[i] = last;
+    }
+    return top;
+}
+
+/* ------------------------------------------------------------ matching */
+
+static long loom_sim_bucket_of(const loom_sim_exec_t *x, int src, int dst, uint32_t tag)
+{
+    /* A full mix (splitmix64's finalizer): tags that differ only in their
+     * high bits (round numbers) must still land in different buckets. */
+    uint64_t h = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) ^
+                 (uint64_t)tag * UINT64_C(0x9E3779B97F4A7C15);
+
+    h ^= h >> 30;
+    h *= UINT64_C(0xBF58476D1CE4E5B9);
+    h ^= h >> 27;
+    h *= UINT64_C(0x94D049BB133111EB);
+    h ^= h >> 31;
+    return (long)(h & (uint64_t)(x->nbuckets - 1));
+}
+
+/* Finds and unlinks the first posted partner; -1 when none. */
+static long loom_sim_match_take(loom_sim_exec_t *x, int src, int dst, uint32_t tag,
+                                int want_recv)
+{
+    long b = loom_sim_bucket_of(x, src, dst, tag), prev = -1, e;
+    loom_sim_posted_t *m;
+
+    for (e = x->bucket[b]; e >= 0; prev = e, e = m->next) {
+        m = &x->posted[e];
+        if (m->src == src && m->dst == dst && m->tag == tag && m->is_recv == want_recv) {
+            if (prev < 0) {
+                x->bucket[b] = m->next;
+            } else {
+                x->posted[prev].next = m->next;
+            }
+            if (x->bucket_tail[b] == e) {
+                x->bucket_tail[b] = prev;
+            }
+            m->next = x->free_posted;
+            x->free_posted = e;
+            x->live_posted--;
+            return m->step;
+        }
+    }
+    return -1;
+}
+
+static void loom_sim_bucket_append(loom_sim_exec_t *x, long b, long e)
+{
+    x->posted[e].next = -1;
+    if (x->bucket_tail[b] < 0) {
+        x->bucket[b] = e;
+    } else {
+        x->posted[x->bucket_tail[b]].next = e;
+    }
+    x->bucket_tail[b] = e;
+}
+
+/* Doubles the buckets once messages outnumber them, so that chains stay
+ * short: a ring posts thousands of receives per rank at its start.
+ * Entries move in chain order, so equal keys keep their posting order. */
+static int loom_sim_match_grow(loom_sim_exec_t *x)
+{
+    long old_n = x->nbuckets, *old = x->bucket, b, e, next;
+    long *nb = malloc(sizeof(long) * 4 * (size_t)old_n);
+
+    if (nb == NULL) {
+        return 0;   /* longer chains, still right */
+    }
+    x->nbuckets = 2 * old_n;
+    x->bucket = nb;
+    x->bucket_tail = nb + x->nbuckets;
+    for (b = 0; b < x->nbuckets; ++b) {
+        x->bucket[b] = x->bucket_tail[b] = -1;
+    }
+    for (b = 0; b < old_n; ++b) {
+        for (e = old[b]; e >= 0; e = next) {
+            loom_sim_posted_t *m = &x->posted[e];
+
+            next = m->next;
+            loom_sim_bucket_append(x, loom_sim_bucket_of(x, m->src, m->dst, m->tag), e);
+        }
+    }
+    free(old);
+    return 0;
+}
+
+/* Leaves a message to wait for its partner, at the end of its bucket so
+ * that equal keys match in posting order. */
+static int loom_sim_match_put(loom_sim_exec_t *x, long step, int src, int dst, uint32_t tag,
+                              int is_recv)
+{
+    loom_sim_posted_t *a;
+    long e;
+
+    if (x->live_posted >= x->nbuckets) {
+        loom_sim_match_grow(x);
+    }
+    if (x->free_posted >= 0) {
+        e = x->free_posted;
+        x->free_posted = x->posted[e].next;
+    } else {
+        if (x->nposted == x->cap_posted) {
+            long n = x->cap_posted ? 2 * x->cap_posted : 4096;
+
+            a = realloc(x->posted, sizeof(*a) * (size_t)n);
+            if (a == NULL) {
+                x->failed = 1;
+                return -1;
+            }
+            x->posted = a;
+            x->cap_posted = n;
+        }
+        e = x->nposted++;
+    }
+    x->posted[e] = (loom_sim_posted_t){ .step = step, .src = src, .dst = dst, .tag = tag,
+                                        .is_recv = is_recv, .next = -1 };
+    x->live_posted++;
+    loom_sim_bucket_append(x, loom_sim_bucket_of(x, src, dst, tag), e);
+    return 0;
+}
+
+/* -------------------------------------------------------------- steps */
+
+/* The links a message from src to dst crosses (model.h). */
+static int loom_sim_path(const loom_sim_exec_t *x, int src, int dst, loom_sim_class_t cls,
+                         int *links)
+{
+    const loom_sim_layout_t *lay = x->lay;
+    int n = 0;
+
+    if (cls == LOOM_SIM_INTRA_NODE) {
+        links[n++] = x->port_out0 + src;
+        links[n++] = x->port_in0 + dst;
+        if (x->model->node_mem_gbs > 0) {
+            links[n++] = x->mem_link0 + lay->node_of[src];
+        }
+        return n;
+    }
+    links[n++] = x->nic_out0 + lay->nic_of[src];
+    if (cls == LOOM_SIM_INTER_RACK) {
+        links[n++] = x->up_out0 + lay->rack_of[src];
+        links[n++] = x->up_in0 + lay->rack_of[dst];
+    }
+    links[n++] = x->nic_in0 + lay->nic_of[dst];
+    return n;
+}
+
+static void loom_sim_message(loom_sim_exec_t *x, double now, long send, long recv)
+{
+    const loom_sim_prog_t *prog = x->prog;
+    int src = loom_sim_prog_rank_of(prog, send), dst = prog->steps[send].peer;
+    loom_sim_class_t cls = loom_sim_layout_class(x->lay, src, dst);
+    int links[LOOM_SIM_FLOW_LINKS], nlinks = loom_sim_path(x, src, dst, cls, links);
+    double bytes = (double)prog->steps[send].bytes;
+
+    x->res.messages++;
+    x->res.bytes_sent += bytes;
+    if (bytes <= 0) {
+        loom_sim_event_push(x, now + x->alpha_s[cls], send);
+        loom_sim_event_push(x, now + x->alpha_s[cls], recv);
+        return;
+    }
+    if (loom_sim_net_add(x->net, now, bytes, x->class_bps[cls], links, nlinks,
+                         (long)(((uint64_t)send << 32) | (uint64_t)recv)) != LOOM_OK) {
+        x->failed = 1;
+    }
+}
+
+static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
+{
+    const loom_sim_prog_t *prog = x->prog;
+    const loom_sim_step_t *st = &prog->steps[s];
+    int r = loom_sim_prog_rank_of(prog, s), is_recv;
+    double start, rate;
+    long partner;
+
+    switch ((loom_step_type_t)st->type) {
+    case LOOM_STEP_SEND:
+    case LOOM_STEP_RECV:
+        is_recv = st->type == LOOM_STEP_RECV;
+        /* A send waits for a receive of (me -> peer), a receive for a send
+         * of (peer -> me). */
+        partner = is_recv ? loom_sim_match_take(x, st->peer, r, st->tag, 0)
+                          : loom_sim_match_take(x, r, st->peer, st->tag, 1);
+        if (partner < 0) {
+            loom_sim_match_put(x, s, is_recv ? st->peer : r, is_recv ? r : st->peer,
+                               st->tag, is_recv);
+        } else {
+            loom_sim_message(x, now, is_recv ? partner : s, is_recv ? s : partner);
+        }
+        break;
+    case LOOM_STEP_REDUCE:
+    case LOOM_STEP_COPY:
+        rate = st->type == LOOM_STEP_REDUCE ? x->reduce_bps : x->copy_bps;
+        start = fmax(now, x->compute_free[r]);
+        x->compute_free[r] = start + (double)st->bytes / rate;
+        loom_sim_event_push(x, x->compute_free[r], s);
+        break;
+    }
+}
+
+static void loom_sim_step_done(loom_sim_exec_t *x, double now, long s)
+{
+    const loom_sim_prog_t *prog = x->prog;
+    long i, d;
+
+    x->done++;
+    x->last = now;
+    const loom_sim_step_t *st = &prog->steps[s];
+
+    for (i = st->dep_first; i < (long)st->dep_first + st->ndependents; ++i) {
+        d = prog->dependents[i];
+        if (--prog->steps[d].pending == 0) {
+            loom_sim_step_start(x, now, d);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- run */
+
+static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
+{
+    const loom_sim_model_t *m = x->model;
+    const loom_sim_layout_t *lay = x->lay;
+    int nnics = lay->nodes * m->nics_per_node, nlinks, l, c;
+    double *cap;
+    loom_status_t status;
+    long b, s;
+
+    for (c = 0; c < LOOM_SIM_CLASS_COUNT; ++c) {
+        x->alpha_s[c] = m->alpha_us[c] * 1e-6;
+        x->class_bps[c] = m->gbs[c] * 1e9;
+    }
+    x->reduce_bps = m->reduce_gbs * 1e9;
+    x->copy_bps = m->copy_gbs * 1e9;
+    x->port_out0 = 0;
+    x->port_in0 = lay->p;
+    x->mem_link0 = 2 * lay->p;
+    x->nic_out0 = x->mem_link0 + lay->nodes;
+    x->nic_in0 = x->nic_out0 + nnics;
+    x->up_out0 = x->nic_in0 + nnics;
+    x->up_in0 = x->up_out0 + lay->racks;
+    nlinks = x->up_in0 + lay->racks;
+    cap = malloc(sizeof(double) * (size_t)nlinks);
+    if (cap == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    for (l = 0; l < nlinks; ++l) {
+        cap[l] = l < x->mem_link0 ? x->class_bps[LOOM_SIM_INTRA_NODE]
+               : l < x->nic_out0 ? m->node_mem_gbs * 1e9
+               : l < x->up_out0 ? loom_sim_model_nic_bps(m) : loom_sim_model_uplink_bps(m);
+    }
+    status = loom_sim_net_create(nlinks, cap, &x->net);
+    free(cap);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    x->compute_free = calloc((size_t)lay->p, sizeof(double));
+    for (x->nbuckets = 1024; x->nbuckets < 4L * lay->p; x->nbuckets *= 2) {
+    }
+    x->bucket = malloc(sizeof(long) * 2 * (size_t)x->nbuckets);
+    if (x->compute_free == NULL || x->bucket == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    for (s = 0; s < x->prog->nsteps; ++s) {
+        x->prog->steps[s].pending = x->prog->steps[s].ndeps;
+    }
+    x->bucket_tail = x->bucket + x->nbuckets;
+    for (b = 0; b < x->nbuckets; ++b) {
+        x->bucket[b] = x->bucket_tail[b] = -1;
+    }
+    x->free_posted = -1;
+    return LOOM_OK;
+}
+
+static void loom_sim_exec_fini(loom_sim_exec_t *x)
+{
+    loom_sim_net_destroy(x->net);
+    free(x->compute_free);
+    free(x->heap);
+    free(x->bucket);
+    free(x->posted);
+}
+
+loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *model,
+                                loom_sim_result_t *result_p)
+{
+    loom_sim_exec_t x = { .prog = prog, .model = model, .lay = prog->layout };
+    loom_status_t status = loom_sim_exec_init(&x);
+    double now = 0, tf, te;
+    long s, user;
+
+    if (status != LOOM_OK) {
+        goto out;
+    }
+    for (s = 0; s < prog->nsteps; ++s) {
+        if (prog->steps[s].ndeps == 0 && prog->steps[s].type != LOOM_SIM_STEP_NONE) {
+            loom_sim_step_start(&x, 0, s);
+        }
+    }
+    loom_sim_net_settle(x.net, 0);
+    while (!x.failed) {
+        tf = loom_sim_net_next(x.net);
+        te = x.nheap > 0 ? x.heap[0].t : HUGE_VAL;
+        now = fmin(tf, te);
+        if (now == HUGE_VAL) {
+            break;
+        }
+        while (loom_sim_net_pop(x.net, now, &user)) {
+            long send = (long)((uint64_t)user >> 32), recv = (long)(user & 0xFFFFFFFFL);
+            int src = loom_sim_prog_rank_of(prog, send);
+            loom_sim_class_t cls = loom_sim_layout_class(x.lay, src, prog->steps[send].peer);
+
+            loom_sim_event_push(&x, now + x.alpha_s[cls], send);
+            loom_sim_event_push(&x, now + x.alpha_s[cls], recv);
+        }
+        while (x.nheap > 0 && x.heap[0].t <= now) {
+            loom_sim_step_done(&x, now, loom_sim_event_pop(&x).step);
+        }
+        loom_sim_net_settle(x.net, now);
+    }
+    if (x.failed) {
+        status = LOOM_ERR_NO_MEMORY;
+    } else if (x.done != prog->real_steps) {
+        status = LOOM_ERR_DEADLOCK;
+    } else {
+        x.res.time_s = x.last;
+        x.res.steps = prog->real_steps;
+        *result_p = x.res;
+    }
+out:
+    loom_sim_exec_fini(&x);
+    return status;
+}

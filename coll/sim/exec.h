@@ -1,0 +1,52 @@
+/*
+ * Running a collective's real schedules on the modeled cluster.
+ *
+ * A program is every rank's schedule, built by the very plan function the
+ * engine runs (one team, its rank set in turn, so building costs O(steps)
+ * and not a team per rank) and kept compact: 4096 ranks of a ring are
+ * some 80 million steps.  Running it is event-driven: a step starts when
+ * its dependencies are done; a send and its receive, once both posted
+ * (rendezvous), become a flow (flow.h) and complete alpha after its last
+ * byte; reductions and copies take a rank's compute engine in turn.
+ */
+#ifndef LOOM_SIM_EXEC_H
+#define LOOM_SIM_EXEC_H
+
+#include "model.h"
+#include "coll/core/allreduce.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct loom_sim_prog loom_sim_prog_t;
+
+typedef struct loom_sim_build_params {
+    const loom_sim_layout_t *layout;
+    loom_plan_fn_t          plan;
+    size_t                  bytes;      /* the collective's message size */
+    size_t                  elem_size;  /* 4 unless set */
+    size_t                  seg_bytes;
+    int                     depth;
+    int                     in_place;
+} loom_sim_build_params_t;
+
+/* Builds every rank's schedule; a plan that refuses (LOOM_ERR_UNSUPPORTED
+ * for a size or layout it does not handle) returns its status. */
+loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *params,
+                                  loom_sim_prog_t **prog_p);
+void loom_sim_prog_destroy(loom_sim_prog_t *prog);
+
+typedef struct loom_sim_result {
+    double  time_s;         /* from the start of every rank to the last step done */
+    long    steps;
+    long    messages;
+    double  bytes_sent;     /* over all ranks */
+} loom_sim_result_t;
+
+/* Executes prog on the model (its steps keep the run's counters, so one
+ * program runs once at a time); LOOM_ERR_DEADLOCK when steps are left
+ * that nothing can start (a schedule bug). */
+loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *model,
+                                loom_sim_result_t *result_p);
+
+#endif

@@ -1,0 +1,430 @@
+/* Max-min fair flows with incremental re-filling (flow.h). */
+#include "flow.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct loom_sim_flow {
+    double  remaining;      /* bytes left at t_upd */
+    double  rate;           /* bytes/s since t_upd */
+    double  t_upd;
+    double  finish;
+    double  cap;
+    long    user;
+    int     links[LOOM_SIM_FLOW_LINKS];
+    int     lpos[LOOM_SIM_FLOW_LINKS];  /* index in the link's flow list */
+    int     nlinks;
+    int     heap_pos;       /* -1: slot free */
+    unsigned mark;          /* visit epoch of the last settle that saw it */
+    int     frozen;
+} loom_sim_flow_t;
+
+typedef struct loom_sim_link {
+    double  cap;
+    double  rem;            /* while filling: capacity not yet handed out */
+    int     *flows;
+    int     nflows, cap_flows;
+    int     cnt;            /* while filling: flows on it not yet frozen */
+    unsigned mark;
+    int     dirty;
+} loom_sim_link_t;
+
+struct loom_sim_net {
+    loom_sim_link_t *links;
+    int             nlinks;
+    loom_sim_flow_t *flows;
+    int             nslots, cap_slots;
+    int             *free_slots;
+    int             nfree;
+    int             *heap;          /* flow slots ordered by finish */
+    int             nheap, cap_heap;
+    int             cap_free;
+    int             *dirty;         /* links touched since the last settle */
+    int             ndirty, cap_dirty;
+    int             *comp_flows, *comp_links, *queue;
+    int             cap_comp_flows, cap_comp_links, cap_queue;
+    unsigned        epoch;
+};
+
+static int loom_sim_grow(int **a, int *cap, int need)
+{
+    int n = *cap ? *cap : 64, *b;
+
+    if (need <= *cap) {
+        return 0;
+    }
+    while (n < need) {
+        n *= 2;
+    }
+    b = realloc(*a, sizeof(int) * (size_t)n);
+    if (b == NULL) {
+        return -1;
+    }
+    *a = b;
+    *cap = n;
+    return 0;
+}
+
+loom_status_t loom_sim_net_create(int nlinks, const double *cap_bps, loom_sim_net_t **net_p)
+{
+    loom_sim_net_t *net = calloc(1, sizeof(*net));
+    int l;
+
+    if (net == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    net->links = calloc((size_t)(nlinks > 0 ? nlinks : 1), sizeof(*net->links));
+    if (net->links == NULL) {
+        free(net);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    net->nlinks = nlinks;
+    for (l = 0; l < nlinks; ++l) {
+        net->links[l].cap = cap_bps[l] > 0 ? cap_bps[l] : HUGE_VAL;
+    }
+    *net_p = net;
+    return LOOM_OK;
+}
+
+void loom_sim_net_destroy(loom_sim_net_t *net)
+{
+    int l;
+
+    if (net == NULL) {
+        return;
+    }
+    for (l = 0; l < net->nlinks; ++l) {
+        free(net->links[l].flows);
+    }
+    free(net->links);
+    free(net->flows);
+    free(net->free_slots);
+    free(net->heap);
+    free(net->dirty);
+    free(net->comp_flows);
+    free(net->comp_links);
+    free(net->queue);
+    free(net);
+}
+
+/* ------------------------------------------------------------ the heap */
+
+static int loom_sim_heap_less(const loom_sim_net_t *net, int a, int b)
+{
+    return net->flows[net->heap[a]].finish < net->flows[net->heap[b]].finish;
+}
+
+static void loom_sim_heap_swap(loom_sim_net_t *net, int a, int b)
+{
+    int t = net->heap[a];
+
+    net->heap[a] = net->heap[b];
+    net->heap[b] = t;
+    net->flows[net->heap[a]].heap_pos = a;
+    net->flows[net->heap[b]].heap_pos = b;
+}
+
+static void loom_sim_heap_fix(loom_sim_net_t *net, int i)
+{
+    int c;
+
+    while (i > 0 && loom_sim_heap_less(net, i, (i - 1) / 2)) {
+        loom_sim_heap_swap(net, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        c = 2 * i + 1;
+        if (c >= net->nheap) {
+            break;
+        }
+        if (c + 1 < net->nheap && loom_sim_heap_less(net, c + 1, c)) {
+            ++c;
+        }
+        if (!loom_sim_heap_less(net, c, i)) {
+            break;
+        }
+        loom_sim_heap_swap(net, i, c);
+        i = c;
+    }
+}
+
+static void loom_sim_heap_remove(loom_sim_net_t *net, int i)
+{
+    int last = --net->nheap;
+
+    net->flows[net->heap[i]].heap_pos = -1;
+    if (i != last) {
+        net->heap[i] = net->heap[last];
+        net->flows[net->heap[i]].heap_pos = i;
+        loom_sim_heap_fix(net, i);
+    }
+}
+
+/* -------------------------------------------------------------- flows */
+
+static int loom_sim_mark_dirty(loom_sim_net_t *net, int l)
+{
+    if (net->links[l].dirty) {
+        return 0;
+    }
+    if (loom_sim_grow(&net->dirty, &net->cap_dirty, net->ndirty + 1) != 0) {
+        return -1;
+    }
+    net->links[l].dirty = 1;
+    net->dirty[net->ndirty++] = l;
+    return 0;
+}
+
+loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, double cap_bps,
+                               const int *links, int nlinks, long user)
+{
+    loom_sim_flow_t *f, *nf;
+    loom_sim_link_t *lk;
+    int slot, i, n;
+
+    if (net->nfree == 0) {
+        if (net->nslots == net->cap_slots) {
+            n = net->cap_slots ? 2 * net->cap_slots : 256;
+            nf = realloc(net->flows, sizeof(*nf) * (size_t)n);
+            if (nf == NULL) {
+                return LOOM_ERR_NO_MEMORY;
+            }
+            net->flows = nf;
+            net->cap_slots = n;
+        }
+        slot = net->nslots++;
+    } else {
+        slot = net->free_slots[--net->nfree];
+    }
+    f = &net->flows[slot];
+    *f = (loom_sim_flow_t){ .remaining = bytes, .rate = 0, .t_upd = now, .finish = HUGE_VAL,
+                            .cap = cap_bps > 0 ? cap_bps : HUGE_VAL, .user = user,
+                            .nlinks = nlinks, .heap_pos = -1, .mark = 0 };
+    for (i = 0; i < nlinks; ++i) {
+        lk = &net->links[links[i]];
+        if (lk->nflows == lk->cap_flows) {
+            n = lk->cap_flows ? 2 * lk->cap_flows : 4;
+            int *a = realloc(lk->flows, sizeof(int) * (size_t)n);
+            if (a == NULL) {
+                return LOOM_ERR_NO_MEMORY;
+            }
+            lk->flows = a;
+            lk->cap_flows = n;
+        }
+        f->links[i] = links[i];
+        f->lpos[i] = lk->nflows;
+        lk->flows[lk->nflows++] = slot;
+        if (loom_sim_mark_dirty(net, links[i]) != 0) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+    }
+    if (loom_sim_grow(&net->heap, &net->cap_heap, net->nheap + 1) != 0) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    f->heap_pos = net->nheap;
+    net->heap[net->nheap++] = slot;
+    if (nlinks == 0) {
+        /* Alone on its path: its own speed, now and until it ends. */
+        f->rate = f->cap;
+        f->finish = now + bytes / f->rate;
+    }
+    loom_sim_heap_fix(net, f->heap_pos);
+    return LOOM_OK;
+}
+
+double loom_sim_net_next(const loom_sim_net_t *net)
+{
+    return net->nheap > 0 ? net->flows[net->heap[0]].finish : HUGE_VAL;
+}
+
+int loom_sim_net_active(const loom_sim_net_t *net)
+{
+    return net->nheap;
+}
+
+double loom_sim_net_rate_of(const loom_sim_net_t *net, long user)
+{
+    int i;
+
+    for (i = 0; i < net->nheap; ++i) {
+        if (net->flows[net->heap[i]].user == user) {
+            return net->flows[net->heap[i]].rate;
+        }
+    }
+    return -1;
+}
+
+int loom_sim_net_pop(loom_sim_net_t *net, double t, long *user_p)
+{
+    loom_sim_flow_t *f;
+    loom_sim_link_t *lk;
+    int slot, i, moved;
+
+    if (net->nheap == 0 || net->flows[net->heap[0]].finish > t) {
+        return 0;
+    }
+    slot = net->heap[0];
+    f = &net->flows[slot];
+    loom_sim_heap_remove(net, 0);
+    for (i = 0; i < f->nlinks; ++i) {
+        lk = &net->links[f->links[i]];
+        /* Swap-remove from the link's list, fixing the moved flow's index. */
+        moved = lk->flows[--lk->nflows];
+        if (moved != slot) {
+            int k;
+
+            lk->flows[f->lpos[i]] = moved;
+            for (k = 0; k < net->flows[moved].nlinks; ++k) {
+                if (net->flows[moved].links[k] == f->links[i]) {
+                    net->flows[moved].lpos[k] = f->lpos[i];
+                }
+            }
+        }
+        /* A failed mark only delays a rate increase: rates stay feasible. */
+        (void)loom_sim_mark_dirty(net, f->links[i]);
+    }
+    if (loom_sim_grow(&net->free_slots, &net->cap_free, net->nfree + 1) == 0) {
+        net->free_slots[net->nfree++] = slot;
+    }
+    *user_p = f->user;
+    return 1;
+}
+
+/* The flows and links connected to the dirty links, into comp_*. */
+static int loom_sim_collect(loom_sim_net_t *net, int *nf_p, int *nl_p)
+{
+    int nf = 0, nl = 0, head = 0, tail = 0, d, i, k, l, s;
+    unsigned epoch = ++net->epoch;
+
+    for (d = 0; d < net->ndirty; ++d) {
+        l = net->dirty[d];
+        net->links[l].dirty = 0;
+        if (net->links[l].mark == epoch) {
+            continue;
+        }
+        net->links[l].mark = epoch;
+        if (loom_sim_grow(&net->queue, &net->cap_queue, tail + 1) != 0) {
+            return -1;
+        }
+        net->queue[tail++] = l;
+        while (head < tail) {
+            l = net->queue[head++];
+            if (loom_sim_grow(&net->comp_links, &net->cap_comp_links, nl + 1) != 0) {
+                return -1;
+            }
+            net->comp_links[nl++] = l;
+            for (i = 0; i < net->links[l].nflows; ++i) {
+                s = net->links[l].flows[i];
+                if (net->flows[s].mark == epoch) {
+                    continue;
+                }
+                net->flows[s].mark = epoch;
+                if (loom_sim_grow(&net->comp_flows, &net->cap_comp_flows, nf + 1) != 0) {
+                    return -1;
+                }
+                net->comp_flows[nf++] = s;
+                for (k = 0; k < net->flows[s].nlinks; ++k) {
+                    int l2 = net->flows[s].links[k];
+
+                    if (net->links[l2].mark != epoch) {
+                        net->links[l2].mark = epoch;
+                        if (loom_sim_grow(&net->queue, &net->cap_queue, tail + 1) != 0) {
+                            return -1;
+                        }
+                        net->queue[tail++] = l2;
+                    }
+                }
+            }
+        }
+    }
+    net->ndirty = 0;
+    *nf_p = nf;
+    *nl_p = nl;
+    return 0;
+}
+
+/*
+ * Progressive filling on one connected part: raise every unfrozen flow's
+ * rate together; when a link runs full (or a flow reaches its own cap)
+ * the flows on it freeze at the level reached.  Each round freezes at
+ * least one flow, and rounds are as many as distinct bottleneck levels,
+ * usually one or two.
+ */
+void loom_sim_net_settle(loom_sim_net_t *net, double now)
+{
+    int nf, nl, left, i, k, bott;
+    double level, thr, share;
+    loom_sim_flow_t *f;
+    loom_sim_link_t *lk;
+
+    if (net->ndirty == 0 || loom_sim_collect(net, &nf, &nl) != 0) {
+        return;
+    }
+    for (i = 0; i < nl; ++i) {
+        lk = &net->links[net->comp_links[i]];
+        lk->rem = lk->cap;
+        lk->cnt = lk->nflows;
+    }
+    for (i = 0; i < nf; ++i) {
+        f = &net->flows[net->comp_flows[i]];
+        f->frozen = 0;
+        /* Bytes moved at the old rate up to now. */
+        f->remaining -= f->rate * (now - f->t_upd);
+        f->remaining = f->remaining > 0 ? f->remaining : 0;
+        f->t_upd = now;
+    }
+    left = nf;
+    while (left > 0) {
+        level = HUGE_VAL;
+        for (i = 0; i < nl; ++i) {
+            lk = &net->links[net->comp_links[i]];
+            if (lk->cnt > 0 && lk->rem / lk->cnt < level) {
+                level = lk->rem / lk->cnt;
+            }
+        }
+        for (i = 0; i < nf; ++i) {
+            f = &net->flows[net->comp_flows[i]];
+            if (!f->frozen && f->cap < level) {
+                level = f->cap;
+            }
+        }
+        thr = level * (1 + 1e-12);
+        for (i = 0; i < nf; ++i) {
+            f = &net->flows[net->comp_flows[i]];
+            if (f->frozen) {
+                continue;
+            }
+            bott = f->cap <= thr;
+            for (k = 0; k < f->nlinks && !bott; ++k) {
+                lk = &net->links[f->links[k]];
+                share = lk->rem / lk->cnt;
+                bott = share <= thr;
+            }
+            if (!bott) {
+                continue;
+            }
+            f->frozen = 1;
+            f->rate = level;
+            --left;
+        }
+        /* Hand out what the newly frozen flows take, after deciding who
+         * froze: a link's share must not change while it is being read. */
+        for (i = 0; i < nf; ++i) {
+            f = &net->flows[net->comp_flows[i]];
+            if (f->frozen != 1) {
+                continue;
+            }
+            f->frozen = 2;
+            for (k = 0; k < f->nlinks; ++k) {
+                lk = &net->links[f->links[k]];
+                lk->rem -= level;
+                lk->cnt -= 1;
+            }
+        }
+    }
+    for (i = 0; i < nf; ++i) {
+        f = &net->flows[net->comp_flows[i]];
+        f->finish = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
+        loom_sim_heap_fix(net, f->heap_pos);
+    }
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# make check: loom-sim end to end, briefly: a small sweep with CSV, the
+# model file written by calibrate read back, and bad input rejected with
+# exit status 2 and a message naming the option.
+set -u
+top=${abs_top_builddir:-$PWD}
+sim=$top/loom-sim
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$sim" -p 8,16 -b 1M -e 4M -f 4 -a all --csv "$tmp/out.csv" >"$tmp/out.txt" ||
+    fail "a small sweep exited $?"
+# 2 rank counts x 2 sizes x 5 algorithms, and a header.
+[ "$(wc -l <"$tmp/out.csv")" -eq 21 ] || fail "expected 21 CSV lines, got $(wc -l <"$tmp/out.csv")"
+grep -q '^ *16 .*ring' "$tmp/out.txt" || fail "no ring row for 16 ranks in the table"
+grep -q '\*' "$tmp/out.txt" || fail "no row marked as Loom's choice"
+
+# calibrate writes a model that --model reads back.
+printf '%s\n' \
+    'same-node rank 0 (n0) <-> rank 1 (n0): 65536 bytes, 1000 MB/s' \
+    'same-node rank 0 (n0) <-> rank 1 (n0): 4194304 bytes, 3000 MB/s' \
+    'same-rack rank 0 (n0) <-> rank 2 (n1): 65536 bytes, 60 MB/s' \
+    'same-rack rank 0 (n0) <-> rank 2 (n1): 4194304 bytes, 110 MB/s' \
+    'cross-rack rank 0 (n0) <-> rank 4 (n2): 65536 bytes, 25 MB/s' \
+    'cross-rack rank 0 (n0) <-> rank 4 (n2): 4194304 bytes, 35 MB/s' >"$tmp/pp.txt"
+"$sim" calibrate --pingpong "$tmp/pp.txt" --ranks-per-node 2 --nodes-per-rack 2 \
+    -o "$tmp/model.conf" 2>"$tmp/cal.err" || fail "calibrate exited $?: $(cat "$tmp/cal.err")"
+grep -q '^intra_rack_gbs = ' "$tmp/model.conf" || fail "no intra_rack_gbs in the model"
+"$sim" --model "$tmp/model.conf" -p 8 -b 1M -e 1M -a ring -q --csv "$tmp/m.csv" ||
+    fail "--model could not read calibrate's output"
+
+# gamma from a loom-bench CSV: times the model itself predicts with a
+# reduce speed of 3 GB/s, in loom-bench's columns, must fit back to 3.
+"$sim" --model "$tmp/model.conf" --set reduce_gbs=3 -p 8 -a ring -b 1M -e 8M -q \
+    --ranks-per-node 2 --nodes-per-rack 2 --csv "$tmp/truth.csv" || fail "truth run exited $?"
+awk -F, 'NR == 1 { print "collective,datatype,op,ranks,bytes,count,contender,median_us"; next }
+         { print "allreduce,float,sum,8," $5 "," $5 / 4 ",loom," $9 }' \
+    "$tmp/truth.csv" >"$tmp/bench.csv"
+"$sim" calibrate --pingpong "$tmp/pp.txt" --bench "$tmp/bench.csv" --bench-algorithm ring \
+    --bench-ranks 8 --ranks-per-node 2 --nodes-per-rack 2 -o "$tmp/model2.conf" \
+    2>"$tmp/cal2.err" || fail "calibrate --bench exited $?: $(cat "$tmp/cal2.err")"
+awk -F' = ' '$1 == "reduce_gbs" { exit !($2 > 2.94 && $2 < 3.06) }' "$tmp/model2.conf" ||
+    fail "gamma fit: $(grep reduce_gbs "$tmp/model2.conf"), expected 3"
+
+# Bad input: status 2 and the option named.
+check_bad() {
+    want=$1; shift
+    "$sim" "$@" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "loom-sim $*: exit $rc, expected 2"
+    grep -q -- "$want" "$tmp/err" || fail "loom-sim $*: message '$(cat "$tmp/err")' does not name $want"
+}
+check_bad -p -p 1
+check_bad --map-by --map-by rack
+check_bad fastest -a fastest
+check_bad --model --model "$tmp/none"
+echo "bad = 1" >"$tmp/bad.conf"
+check_bad "bad.conf:1" --model "$tmp/bad.conf"
+echo "PASS: loom-sim"

@@ -1,0 +1,260 @@
+/*
+ * The simulator against answers known in closed form: the ring and
+ * Rabenseifner allreduce formulas on one link class, max-min sharing of
+ * one NIC, and a rack uplink that flows from every node of a rack share.
+ */
+#include "coll/sim/exec.h"
+#include "coll/sim/fit.h"
+#include "coll/sim/flow.h"
+#include "coll/sim/model.h"
+#include "tools/loom-sim/options.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check_main.h"
+
+/* One link class everywhere: every rank a node of its own, all in one
+ * rack, NICs as fast as a stream, nothing else shared. */
+static loom_sim_model_t one_class(double a, double b, double g)
+{
+    loom_sim_model_t m;
+    int c;
+
+    loom_sim_model_default(&m);
+    m.ranks_per_node = 1;
+    m.nics_per_node = 1;
+    m.nodes_per_rack = 1 << 20;
+    for (c = 0; c < LOOM_SIM_CLASS_COUNT; ++c) {
+        m.alpha_us[c] = a * 1e6;
+        m.gbs[c] = 1 / b * 1e-9;
+    }
+    m.reduce_gbs = 1 / g * 1e-9;
+    m.copy_gbs = 1e9;  /* copies free: the formulas count none */
+    return m;
+}
+
+static double sim_time(const loom_sim_model_t *m, int p, loom_plan_fn_t plan, size_t bytes,
+                       size_t seg)
+{
+    loom_sim_layout_t *lay;
+    loom_sim_prog_t *prog;
+    loom_sim_result_t res;
+
+    ck_assert_int_eq(loom_sim_layout_create(m, p, &lay), LOOM_OK);
+    ck_assert_int_eq(loom_sim_prog_build(&(loom_sim_build_params_t){
+                         .layout = lay, .plan = plan, .bytes = bytes, .seg_bytes = seg,
+                         .in_place = 1 }, &prog), LOOM_OK);
+    ck_assert_int_eq(loom_sim_prog_run(prog, m, &res), LOOM_OK);
+    loom_sim_prog_destroy(prog);
+    loom_sim_layout_destroy(lay);
+    return res.time_s;
+}
+
+static void assert_close(double got, double want)
+{
+    ck_assert_msg(fabs(got - want) <= 1e-7 * want, "simulated %.9g s, formula %.9g s",
+                  got, want);
+}
+
+START_TEST(test_sim_ring_closed_form)
+{
+    const double a = 3e-6, b = 1 / 10e9, g = 1 / 40e9;
+    static const int ps[] = { 2, 3, 4, 8, 16, 64 };
+    int i, p;
+    double n;
+
+    for (i = 0; i < (int)(sizeof(ps) / sizeof(ps[0])); ++i) {
+        loom_sim_model_t m = one_class(a, b, g);
+
+        p = ps[i];
+        n = 4.0 * p * 1024;   /* blocks of equal size */
+        assert_close(sim_time(&m, p, loom_allreduce_ring_plan, (size_t)n, 0),
+                     2 * (p - 1) * a + 2.0 * (p - 1) / p * n * b + (double)(p - 1) / p * n * g);
+    }
+}
+END_TEST
+
+START_TEST(test_sim_rabenseifner_pow2)
+{
+    const double a = 5e-6, b = 1 / 12.5e9, g = 1 / 30e9;
+    int p, k;
+    double n = 1 << 22;
+
+    for (p = 2, k = 1; p <= 256; p *= 2, ++k) {
+        loom_sim_model_t m = one_class(a, b, g);
+
+        assert_close(sim_time(&m, p, loom_allreduce_rabenseifner_plan, (size_t)n, 0),
+                     2 * k * a + 2.0 * (p - 1) / p * n * b + (double)(p - 1) / p * n * g);
+    }
+}
+END_TEST
+
+/* k flows into one link of capacity C: C/k each; a flow held lower by
+ * its own cap leaves the rest to the others (max-min). */
+START_TEST(test_sim_star_shares_nic)
+{
+    const double C = 1e9;
+    double caps[1] = { C };
+    loom_sim_net_t *net;
+    int link = 0, k;
+    long user;
+
+    ck_assert_int_eq(loom_sim_net_create(1, caps, &net), LOOM_OK);
+    for (k = 0; k < 4; ++k) {
+        ck_assert_int_eq(loom_sim_net_add(net, 0, 1e6, 10 * C, &link, 1, k), LOOM_OK);
+    }
+    loom_sim_net_settle(net, 0);
+    for (k = 0; k < 4; ++k) {
+        ck_assert(fabs(loom_sim_net_rate_of(net, k) - C / 4) < 1e-6 * C);
+    }
+    /* All four end together, at 4 MB / C. */
+    ck_assert(fabs(loom_sim_net_next(net) - 4e6 / C) < 1e-12);
+    for (k = 0; k < 4; ++k) {
+        ck_assert_int_eq(loom_sim_net_pop(net, 4e6 / C, &user), 1);
+    }
+    ck_assert_int_eq(loom_sim_net_active(net), 0);
+    /* A flow capped at C/8 and three free ones: C/8 and 7C/24 each. */
+    ck_assert_int_eq(loom_sim_net_add(net, 1, 1e6, C / 8, &link, 1, 10), LOOM_OK);
+    for (k = 11; k < 14; ++k) {
+        ck_assert_int_eq(loom_sim_net_add(net, 1, 1e6, 10 * C, &link, 1, k), LOOM_OK);
+    }
+    loom_sim_net_settle(net, 1);
+    ck_assert(fabs(loom_sim_net_rate_of(net, 10) - C / 8) < 1e-6 * C);
+    ck_assert(fabs(loom_sim_net_rate_of(net, 12) - 7 * C / 24) < 1e-6 * C);
+    loom_sim_net_destroy(net);
+}
+END_TEST
+
+/* 8 ranks, one per node, 4 nodes per rack, rack uplinks of half a NIC.
+ * Recursive doubling's last round pairs r with r^4: the 4 flows of each
+ * rack share its uplink, U/4 = 1/(8b) each, 8 times slower than the two
+ * rounds inside the rack. */
+START_TEST(test_sim_uplink_contention)
+{
+    const double a = 2e-6, b = 1 / 10e9, g = 1 / 50e9, n = 1 << 20;
+    loom_sim_model_t m = one_class(a, b, g);
+
+    m.nodes_per_rack = 4;
+    m.uplink_gbs = 0.5 / b * 1e-9;
+    assert_close(sim_time(&m, 8, loom_allreduce_rd_plan, (size_t)n, 0),
+                 3 * a + 2 * n * b + 8 * n * b + 3 * n * g);
+    /* With an uplink as fast as four NICs, no contention: log2(8) equal rounds. */
+    m.uplink_gbs = 4 / b * 1e-9;
+    assert_close(sim_time(&m, 8, loom_allreduce_rd_plan, (size_t)n, 0),
+                 3 * (a + n * b + n * g));
+}
+END_TEST
+
+/* Ping-pong lines as test/cluster/pingpong.c prints them, for known
+ * alpha and beta per class: B MB/s = bytes / (alpha + bytes beta). */
+START_TEST(test_sim_calibrate_recovers)
+{
+    static const char *const labels[] = { "same-node", "same-rack", "cross-rack" };
+    const double alpha[] = { 4e-6, 60e-6, 95e-6 }, beta[] = { 1 / 2e9, 1 / 110e6, 1 / 36e6 };
+    static const double sizes[] = { 65536, 1 << 20, 4 << 20 };
+    loom_sim_pingpong_fit_t fit;
+    loom_sim_model_t m;
+    char *text = NULL, err[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int c, i;
+
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "some mpirun noise\n");
+    for (i = 0; i < 3; ++i) {
+        for (c = 0; c < 3; ++c) {
+            fprintf(f, "%s rank 0 (node0) <-> rank %d (node%d): %.0f bytes, %.9g MB/s\n",
+                    labels[c], 1 << c, c, sizes[i],
+                    sizes[i] / (alpha[c] + sizes[i] * beta[c]) * 1e-6);
+        }
+    }
+    fclose(f);
+    f = fmemopen(text, len, "r");
+    loom_sim_model_default(&m);
+    ck_assert_int_eq(loom_sim_fit_pingpong(f, "synthetic", &m, &fit, err, sizeof(err)),
+                     LOOM_OK);
+    fclose(f);
+    for (c = 0; c < 3; ++c) {
+        ck_assert_int_eq(fit.points[c], 3);
+        ck_assert_int_eq(fit.sizes[c], 3);
+        ck_assert_msg(fabs(m.alpha_us[c] - alpha[c] * 1e6) < 1e-4 * alpha[c] * 1e6,
+                      "%s alpha %g us, want %g", labels[c], m.alpha_us[c], alpha[c] * 1e6);
+        ck_assert_msg(fabs(m.gbs[c] - 1e-9 / beta[c]) < 1e-6 * 1e-9 / beta[c],
+                      "%s %g GB/s, want %g", labels[c], m.gbs[c], 1e-9 / beta[c]);
+    }
+    /* A label that names no class is an error that names it. */
+    f = fmemopen("fast-path rank 0 (a) <-> rank 1 (b): 100 bytes, 5 MB/s\n", 56, "r");
+    ck_assert_int_eq(loom_sim_fit_pingpong(f, "bad", &m, &fit, err, sizeof(err)),
+                     LOOM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(err, "fast-path"));
+    fclose(f);
+    free(text);
+}
+END_TEST
+
+/* Each bad command line fails with a message naming the option. */
+START_TEST(test_sim_options_rejected)
+{
+    static const struct { const char *argv[4]; const char *names; } bad[] = {
+        { { "loom-sim", "-p", "1" }, "-p" },
+        { { "loom-sim", "-p", "64:8" }, "-p" },
+        { { "loom-sim", "-a", "fastest" }, "fastest" },
+        { { "loom-sim", "-c", "alltoall" }, "-c" },
+        { { "loom-sim", "-b", "0" }, "-b" },
+        { { "loom-sim", "-e", "12Q" }, "-e" },
+        { { "loom-sim", "-f", "1" }, "-f" },
+        { { "loom-sim", "--map-by", "rack" }, "--map-by" },
+        { { "loom-sim", "--oversubscription", "0.5" }, "oversubscription" },
+        { { "loom-sim", "--set", "nic_gbs=-1" }, "nic_gbs" },
+        { { "loom-sim", "--set", "warp_gbs=1" }, "warp_gbs" },
+        { { "loom-sim", "--model", "/nonexistent/model" }, "--model" },
+        { { "loom-sim", "--bogus" }, "--bogus" },
+        { { "loom-sim", "calibrate" }, "--pingpong" },
+    };
+    loom_sim_options_t o;
+    char *msg = NULL;
+    size_t len = 0, i;
+    int argc;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        FILE *err = open_memstream(&msg, &len);
+
+        for (argc = 0; argc < 4 && bad[i].argv[argc] != NULL; ++argc) {
+        }
+        ck_assert_int_eq(loom_sim_options_parse(argc, (char **)bad[i].argv, err, &o),
+                         LOOM_SIM_PARSE_ERROR);
+        fclose(err);
+        ck_assert_msg(strstr(msg, bad[i].names) != NULL, "case %zu: '%s' does not name %s",
+                      i, msg, bad[i].names);
+        free(msg);
+        msg = NULL;
+    }
+    {
+        const char *good[] = { "loom-sim", "-p", "8:64", "--map-by", "node", "-a", "all" };
+
+        ck_assert_int_eq(loom_sim_options_parse(7, (char **)good, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_int_eq(o.nranks, 4);
+        ck_assert_int_eq(o.nalgs, 5);
+        ck_assert_int_eq(o.model.map, LOOM_SIM_MAP_NODE);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sim");
+    TCase *tc = tcase_create("sim");
+
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_sim_ring_closed_form);
+    tcase_add_test(tc, test_sim_rabenseifner_pow2);
+    tcase_add_test(tc, test_sim_star_shares_nic);
+    tcase_add_test(tc, test_sim_uplink_contention);
+    tcase_add_test(tc, test_sim_calibrate_recovers);
+    tcase_add_test(tc, test_sim_options_rejected);
+    suite_add_tcase(s, tc);
+    return loom_check_run(s);
+}

@@ -1,0 +1,20 @@
+/*
+ * What loom-bench and loom-sim share to draw with gnuplot (Debian's
+ * gnuplot-nox): which program, whether it is there, and strings quoted
+ * for its scripts.  Each tool feeds its script on a pipe.
+ */
+#ifndef LOOM_TOOL_GNUPLOT_H
+#define LOOM_TOOL_GNUPLOT_H
+
+#include <stdio.h>
+
+/* The gnuplot command: $env_name when set and not empty, else "gnuplot". */
+const char *loom_gnuplot_program(const char *env_name);
+
+/* 1 when the program exists (as a path, or in PATH). */
+int loom_gnuplot_available(const char *program);
+
+/* text as a gnuplot single-quoted string, where '' stands for '. */
+void loom_gnuplot_quote(FILE *gp, const char *text);
+
+#endif

@@ -1,0 +1,382 @@
+/* loom-sim's command line (options.h). */
+#include "options.h"
+#include "tools/common/size.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {   /* long options without a short form */
+    LOOM_SIM_OPT_CSV = 256, LOOM_SIM_OPT_PLOT, LOOM_SIM_OPT_PLOT_BYTES, LOOM_SIM_OPT_MODEL,
+    LOOM_SIM_OPT_RPN, LOOM_SIM_OPT_NPR, LOOM_SIM_OPT_NICS, LOOM_SIM_OPT_MAP,
+    LOOM_SIM_OPT_OVERSUB, LOOM_SIM_OPT_NODES, LOOM_SIM_OPT_SET, LOOM_SIM_OPT_IN_PLACE,
+    LOOM_SIM_OPT_PINGPONG, LOOM_SIM_OPT_BENCH, LOOM_SIM_OPT_BENCH_ALG, LOOM_SIM_OPT_BENCH_NP
+};
+
+static const struct option loom_sim_long_options[] = {
+    { "coll", required_argument, NULL, 'c' },
+    { "algorithms", required_argument, NULL, 'a' },
+    { "ranks", required_argument, NULL, 'p' },
+    { "minbytes", required_argument, NULL, 'b' },
+    { "maxbytes", required_argument, NULL, 'e' },
+    { "stepfactor", required_argument, NULL, 'f' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "output", required_argument, NULL, 'o' },
+    { "csv", required_argument, NULL, LOOM_SIM_OPT_CSV },
+    { "plot", required_argument, NULL, LOOM_SIM_OPT_PLOT },
+    { "plot-bytes", required_argument, NULL, LOOM_SIM_OPT_PLOT_BYTES },
+    { "model", required_argument, NULL, LOOM_SIM_OPT_MODEL },
+    { "ranks-per-node", required_argument, NULL, LOOM_SIM_OPT_RPN },
+    { "nodes-per-rack", required_argument, NULL, LOOM_SIM_OPT_NPR },
+    { "nics-per-node", required_argument, NULL, LOOM_SIM_OPT_NICS },
+    { "nodes", required_argument, NULL, LOOM_SIM_OPT_NODES },
+    { "map-by", required_argument, NULL, LOOM_SIM_OPT_MAP },
+    { "oversubscription", required_argument, NULL, LOOM_SIM_OPT_OVERSUB },
+    { "set", required_argument, NULL, LOOM_SIM_OPT_SET },
+    { "in-place", no_argument, NULL, LOOM_SIM_OPT_IN_PLACE },
+    { "pingpong", required_argument, NULL, LOOM_SIM_OPT_PINGPONG },
+    { "bench", required_argument, NULL, LOOM_SIM_OPT_BENCH },
+    { "bench-algorithm", required_argument, NULL, LOOM_SIM_OPT_BENCH_ALG },
+    { "bench-ranks", required_argument, NULL, LOOM_SIM_OPT_BENCH_NP },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static void loom_sim_usage(FILE *out)
+{
+    fprintf(out,
+        "usage: loom-sim [options]\n"
+        "       loom-sim calibrate --pingpong FILE [--bench FILE --bench-algorithm NAME\n"
+        "                          --bench-ranks N] [layout options] [-o MODEL]\n"
+        "\n"
+        "Runs the schedules of Loom's allreduce algorithms, as the engine builds\n"
+        "them, on a modeled cluster, and prints the predicted time, algbw and\n"
+        "busbw per algorithm, rank count and size, with the algorithm Loom's cost\n"
+        "model chooses (docs/loom-sim.md).\n"
+        "\n"
+        "  -c, --coll NAME          allreduce (the one collective simulated so far)\n"
+        "  -a, --algorithms LIST    comma-separated: ring, recursive_doubling,\n"
+        "                           rabenseifner, double_binary_tree, hierarchical,\n"
+        "                           reproducible, auto (Loom's choice), or all\n"
+        "                           (default ring,rabenseifner,double_binary_tree,\n"
+        "                           hierarchical)\n"
+        "  -p, --ranks LIST         comma-separated rank counts, or A:B for the powers\n"
+        "                           of two from A to B (default 8:4096)\n"
+        "  -b, --minbytes SIZE      smallest message (default 1K)\n"
+        "  -e, --maxbytes SIZE      largest message (default 512M)\n"
+        "  -f, --stepfactor N       multiply the size by N each step, N >= 2 (default 2)\n"
+        "      --model FILE         the cluster model (key = value lines, as\n"
+        "                           loom-sim calibrate writes); options below override\n"
+        "      --ranks-per-node N   (default 8)\n"
+        "      --nodes-per-rack N   (default 16)\n"
+        "      --nics-per-node N    (default 8: one per accelerator)\n"
+        "      --nodes N            place the ranks on N nodes (default: as they fill)\n"
+        "      --map-by core|node   consecutive ranks on one node, or round-robin\n"
+        "      --oversubscription X rack uplink = rack NIC capacity / X (default 4)\n"
+        "      --set KEY=VALUE      any model key (docs/loom-sim.md)\n"
+        "      --in-place           MPI_IN_PLACE (default: separate buffers, one copy)\n"
+        "      --csv FILE           also write the results as CSV\n"
+        "      --plot FILE.png      busbw against rank count (against size when one\n"
+        "                           rank count), one line per algorithm, with gnuplot\n"
+        "      --plot-bytes SIZE    the size of that plot (default the largest)\n"
+        "  -q, --quiet              no table\n"
+        "  -h, --help               this text\n"
+        "\n"
+        "calibrate: fits alpha and beta per link class from test/cluster/pingpong\n"
+        "output (several sizes per link class; labels same-node, same-rack,\n"
+        "cross-rack), then gamma from one algorithm's loom-bench --csv on\n"
+        "--bench-ranks ranks placed by the layout options; writes the model to\n"
+        "-o FILE (default stdout).\n"
+        "\n"
+        "SIZE is a byte count with an optional suffix K, M or G (8, 256K, 64M).\n");
+}
+
+#define LOOM_SIM_ERR(...) (fprintf(err, "loom-sim: " __VA_ARGS__), LOOM_SIM_PARSE_ERROR)
+
+static int loom_sim_int_arg(const char *text, long lo, long hi, int *v_p)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || v < lo || v > hi) {
+        return -1;
+    }
+    *v_p = (int)v;
+    return 0;
+}
+
+static int loom_sim_alg_by_name(const char *name)
+{
+    int a;
+
+    for (a = 0; a < LOOM_ALLREDUCE_ALG_COUNT; ++a) {
+        if (strcmp(name, loom_allreduce_alg_names[a]) == 0) {
+            return a;
+        }
+    }
+    return -1;
+}
+
+static loom_sim_parse_t loom_sim_parse_algs(const char *text, FILE *err, loom_sim_options_t *o)
+{
+    char buf[512], *tok, *save = NULL;
+    int a, i;
+
+    if (strcmp(text, "all") == 0) {
+        text = "ring,recursive_doubling,rabenseifner,double_binary_tree,hierarchical";
+    }
+    if (strlen(text) >= sizeof(buf)) {
+        return LOOM_SIM_ERR("-a: list too long\n");
+    }
+    strcpy(buf, text);
+    o->nalgs = 0;
+    for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        a = loom_sim_alg_by_name(tok);
+        if (a < 0) {
+            return LOOM_SIM_ERR("-a: unknown algorithm '%s' (accepted: ring, "
+                                "recursive_doubling, rabenseifner, double_binary_tree, "
+                                "hierarchical, reproducible, auto, all)\n", tok);
+        }
+        for (i = 0; i < o->nalgs && o->algs[i] != a; ++i) {
+        }
+        if (i == o->nalgs) {
+            o->algs[o->nalgs++] = a;
+        }
+    }
+    if (o->nalgs == 0) {
+        return LOOM_SIM_ERR("-a: no algorithm named\n");
+    }
+    return LOOM_SIM_PARSE_OK;
+}
+
+static loom_sim_parse_t loom_sim_parse_ranks(const char *text, FILE *err, loom_sim_options_t *o)
+{
+    char buf[512], *tok, *save = NULL, *colon;
+    int a, b, v;
+
+    if (strlen(text) >= sizeof(buf)) {
+        return LOOM_SIM_ERR("-p: list too long\n");
+    }
+    strcpy(buf, text);
+    o->nranks = 0;
+    colon = strchr(buf, ':');
+    if (colon != NULL) {
+        *colon = '\0';
+        if (loom_sim_int_arg(buf, 2, LOOM_SIM_MAX_RANKS, &a) != 0 ||
+            loom_sim_int_arg(colon + 1, 2, LOOM_SIM_MAX_RANKS, &b) != 0 || a > b) {
+            return LOOM_SIM_ERR("-p: '%s' is not A:B with 2 <= A <= B <= %d\n", text,
+                                LOOM_SIM_MAX_RANKS);
+        }
+        for (v = a; v <= b && o->nranks < LOOM_SIM_MAX_RANK_COUNTS; v *= 2) {
+            o->ranks[o->nranks++] = v;
+        }
+        return LOOM_SIM_PARSE_OK;
+    }
+    for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        if (loom_sim_int_arg(tok, 2, LOOM_SIM_MAX_RANKS, &v) != 0) {
+            return LOOM_SIM_ERR("-p: '%s' is not a rank count from 2 to %d\n", tok,
+                                LOOM_SIM_MAX_RANKS);
+        }
+        if (o->nranks == LOOM_SIM_MAX_RANK_COUNTS) {
+            return LOOM_SIM_ERR("-p: at most %d rank counts\n", LOOM_SIM_MAX_RANK_COUNTS);
+        }
+        o->ranks[o->nranks++] = v;
+    }
+    if (o->nranks == 0) {
+        return LOOM_SIM_ERR("-p: no rank count given\n");
+    }
+    return LOOM_SIM_PARSE_OK;
+}
+
+static loom_sim_parse_t loom_sim_model_opt(const char *opt, const char *key, const char *value,
+                                           FILE *err, loom_sim_options_t *o)
+{
+    char msg[512];
+
+    if (loom_sim_model_set(&o->model, key, value, msg, sizeof(msg)) != LOOM_OK) {
+        return LOOM_SIM_ERR("%s: %s\n", opt, msg);
+    }
+    return LOOM_SIM_PARSE_OK;
+}
+
+loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
+                                        loom_sim_options_t *opts_p)
+{
+    loom_sim_options_t o = {
+        .mode = LOOM_SIM_MODE_RUN, .nalgs = 4,
+        .algs = { LOOM_ALLREDUCE_RING, LOOM_ALLREDUCE_RABENSEIFNER, LOOM_ALLREDUCE_DBTREE,
+                  LOOM_ALLREDUCE_HIER },
+        .min_bytes = 1 << 10, .max_bytes = (size_t)512 << 20, .factor = 2,
+        .bench_alg = LOOM_ALLREDUCE_RING, .bench_ranks = 0,
+    };
+    /* Model options apply after --model, whatever their order. */
+    const char *model_path = NULL, *sets[64], *set_opts[64];
+    loom_sim_parse_t rc;
+    char msg[512], key[64];
+    int c, nsets = 0, i;
+    size_t klen;
+
+    loom_sim_model_default(&o.model);
+    if (argc > 1 && strcmp(argv[1], "calibrate") == 0) {
+        o.mode = LOOM_SIM_MODE_CALIBRATE;
+        --argc;
+        ++argv;
+    }
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":c:a:p:b:e:f:qo:h", loom_sim_long_options,
+                            NULL)) != -1) {
+        rc = LOOM_SIM_PARSE_OK;
+        switch (c) {
+        case 'c':
+            if (strcmp(optarg, "allreduce") != 0) {
+                return LOOM_SIM_ERR("-c: '%s' is not simulated (accepted: allreduce)\n",
+                                    optarg);
+            }
+            break;
+        case 'a':
+            rc = loom_sim_parse_algs(optarg, err, &o);
+            break;
+        case 'p':
+            rc = loom_sim_parse_ranks(optarg, err, &o);
+            break;
+        case 'b':
+        case 'e':
+            if (loom_tool_size_parse(optarg, c == 'b' ? &o.min_bytes : &o.max_bytes) != 0 ||
+                (c == 'b' ? o.min_bytes : o.max_bytes) == 0) {
+                return LOOM_SIM_ERR("-%c: '%s' is not a size (a byte count >= 1 with an "
+                                    "optional suffix K, M or G)\n", c, optarg);
+            }
+            break;
+        case 'f':
+            if (loom_sim_int_arg(optarg, 2, 1024, &o.factor) != 0) {
+                return LOOM_SIM_ERR("-f: '%s' is not an integer from 2 to 1024\n", optarg);
+            }
+            break;
+        case 'q':
+            o.quiet = 1;
+            break;
+        case 'o':
+            o.out_path = optarg;
+            break;
+        case LOOM_SIM_OPT_CSV:
+            o.csv_path = optarg;
+            break;
+        case LOOM_SIM_OPT_PLOT:
+            o.plot_path = optarg;
+            break;
+        case LOOM_SIM_OPT_PLOT_BYTES:
+            if (loom_tool_size_parse(optarg, &o.plot_bytes) != 0 || o.plot_bytes == 0) {
+                return LOOM_SIM_ERR("--plot-bytes: '%s' is not a size (a byte count >= 1 "
+                                    "with an optional suffix K, M or G)\n", optarg);
+            }
+            break;
+        case LOOM_SIM_OPT_MODEL:
+            model_path = optarg;
+            break;
+        case LOOM_SIM_OPT_RPN: case LOOM_SIM_OPT_NPR: case LOOM_SIM_OPT_NICS:
+        case LOOM_SIM_OPT_NODES: case LOOM_SIM_OPT_MAP: case LOOM_SIM_OPT_OVERSUB:
+        case LOOM_SIM_OPT_SET:
+            if (nsets == 64) {
+                return LOOM_SIM_ERR("at most 64 model options\n");
+            }
+            set_opts[nsets] = c == LOOM_SIM_OPT_RPN ? "ranks_per_node"
+                            : c == LOOM_SIM_OPT_NPR ? "nodes_per_rack"
+                            : c == LOOM_SIM_OPT_NICS ? "nics_per_node"
+                            : c == LOOM_SIM_OPT_NODES ? "nodes"
+                            : c == LOOM_SIM_OPT_MAP ? "map"
+                            : c == LOOM_SIM_OPT_OVERSUB ? "oversubscription" : NULL;
+            sets[nsets++] = optarg;
+            break;
+        case LOOM_SIM_OPT_IN_PLACE:
+            o.in_place = 1;
+            break;
+        case LOOM_SIM_OPT_PINGPONG:
+            o.pingpong_path = optarg;
+            break;
+        case LOOM_SIM_OPT_BENCH:
+            o.bench_path = optarg;
+            break;
+        case LOOM_SIM_OPT_BENCH_ALG:
+            o.bench_alg = loom_sim_alg_by_name(optarg);
+            if (o.bench_alg <= 0) {
+                return LOOM_SIM_ERR("--bench-algorithm: '%s' is not one of ring, "
+                                    "recursive_doubling, rabenseifner, double_binary_tree, "
+                                    "hierarchical, reproducible\n", optarg);
+            }
+            break;
+        case LOOM_SIM_OPT_BENCH_NP:
+            if (loom_sim_int_arg(optarg, 2, LOOM_SIM_MAX_RANKS, &o.bench_ranks) != 0) {
+                return LOOM_SIM_ERR("--bench-ranks: '%s' is not a rank count from 2 to %d\n",
+                                    optarg, LOOM_SIM_MAX_RANKS);
+            }
+            break;
+        case 'h':
+            loom_sim_usage(stdout);
+            return LOOM_SIM_PARSE_EXIT;
+        case ':':
+            return LOOM_SIM_ERR("%s needs a value (see loom-sim --help)\n", argv[optind - 1]);
+        default:
+            return LOOM_SIM_ERR("unknown option '%s' (see loom-sim --help)\n",
+                                argv[optind - 1]);
+        }
+        if (rc != LOOM_SIM_PARSE_OK) {
+            return rc;
+        }
+    }
+    if (optind < argc) {
+        return LOOM_SIM_ERR("unexpected argument '%s' (see loom-sim --help)\n", argv[optind]);
+    }
+    if (model_path != NULL && loom_sim_model_load(&o.model, model_path, msg, sizeof(msg)) !=
+                              LOOM_OK) {
+        return LOOM_SIM_ERR("%s\n", msg);
+    }
+    for (i = 0; i < nsets; ++i) {
+        const char *value = sets[i];
+
+        if (set_opts[i] == NULL) {   /* --set KEY=VALUE */
+            const char *eq = strchr(sets[i], '=');
+
+            klen = eq != NULL ? (size_t)(eq - sets[i]) : 0;
+            if (eq == NULL || klen == 0 || klen >= sizeof(key)) {
+                return LOOM_SIM_ERR("--set: '%s' is not KEY=VALUE\n", sets[i]);
+            }
+            memcpy(key, sets[i], klen);
+            key[klen] = '\0';
+            value = eq + 1;
+            rc = loom_sim_model_opt("--set", key, value, err, &o);
+        } else {
+            snprintf(key, sizeof(key), "--%s", set_opts[i]);
+            for (char *k = key; *k; ++k) {
+                *k = *k == '_' ? '-' : *k;
+            }
+            if (strcmp(key, "--map") == 0) {
+                strcpy(key, "--map-by");
+            }
+            rc = loom_sim_model_opt(key, set_opts[i], value, err, &o);
+        }
+        if (rc != LOOM_SIM_PARSE_OK) {
+            return rc;
+        }
+    }
+    if (loom_sim_model_check(&o.model, msg, sizeof(msg)) != LOOM_OK) {
+        return LOOM_SIM_ERR("model: %s\n", msg);
+    }
+    if (o.min_bytes > o.max_bytes) {
+        return LOOM_SIM_ERR("-b %zu is larger than -e %zu\n", o.min_bytes, o.max_bytes);
+    }
+    if (o.nranks == 0) {
+        loom_sim_parse_ranks("8:4096", err, &o);
+    }
+    if (o.mode == LOOM_SIM_MODE_CALIBRATE && o.pingpong_path == NULL) {
+        return LOOM_SIM_ERR("calibrate: --pingpong FILE is required\n");
+    }
+    if (o.mode == LOOM_SIM_MODE_CALIBRATE && o.bench_path != NULL && o.bench_ranks == 0) {
+        return LOOM_SIM_ERR("calibrate: --bench needs --bench-ranks N (the ranks it ran on)\n");
+    }
+    *opts_p = o;
+    return LOOM_SIM_PARSE_OK;
+}

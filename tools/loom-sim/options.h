@@ -1,0 +1,53 @@
+/*
+ * loom-sim's command line (docs/loom-sim.md).  Every bad value is
+ * rejected with a message naming the option and what it accepts.
+ */
+#ifndef LOOM_SIM_OPTIONS_H
+#define LOOM_SIM_OPTIONS_H
+
+#include "coll/sim/model.h"
+#include "coll/core/allreduce.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define LOOM_SIM_MAX_RANK_COUNTS 64
+#define LOOM_SIM_MAX_RANKS (1 << 16)
+
+typedef enum loom_sim_mode {
+    LOOM_SIM_MODE_RUN = 0,
+    LOOM_SIM_MODE_CALIBRATE
+} loom_sim_mode_t;
+
+typedef struct loom_sim_options {
+    loom_sim_mode_t     mode;
+    loom_sim_model_t    model;
+    int                 algs[LOOM_ALLREDUCE_ALG_COUNT]; /* in order; AUTO = Loom's choice */
+    int                 nalgs;
+    int                 ranks[LOOM_SIM_MAX_RANK_COUNTS];
+    int                 nranks;
+    size_t              min_bytes, max_bytes;
+    int                 factor;
+    int                 in_place;
+    const char          *csv_path;
+    const char          *plot_path;
+    size_t              plot_bytes;     /* 0: the largest size */
+    int                 quiet;          /* no table */
+    /* calibrate */
+    const char          *pingpong_path;
+    const char          *bench_path;
+    int                 bench_alg;      /* the algorithm the bench ran */
+    int                 bench_ranks;
+    const char          *out_path;      /* the model file written; NULL: stdout */
+} loom_sim_options_t;
+
+typedef enum loom_sim_parse {
+    LOOM_SIM_PARSE_OK,
+    LOOM_SIM_PARSE_EXIT,    /* --help printed */
+    LOOM_SIM_PARSE_ERROR    /* message on err */
+} loom_sim_parse_t;
+
+loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
+                                        loom_sim_options_t *opts_p);
+
+#endif

@@ -1,0 +1,153 @@
+/* Table, CSV and plot of a sweep (output.h). */
+#include "output.h"
+#include "tools/common/gnuplot.h"
+#include "tools/common/size.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *loom_sim_alg_label(const loom_sim_row_t *r, char *buf, size_t len)
+{
+    if (r->alg == LOOM_ALLREDUCE_AUTO) {
+        snprintf(buf, len, "auto=%s", loom_allreduce_alg_names[r->ran_alg]);
+        return buf;
+    }
+    return loom_allreduce_alg_names[r->alg];
+}
+
+void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_sim_sweep_t *sw)
+{
+    const loom_sim_model_t *m = &o->model;
+    char size[32], seg[32], label[64], choice[96];
+    int i, c;
+
+    fprintf(out, "# loom-sim: allreduce, %d ranks per node (%s), %d nodes per rack, "
+            "%d NICs per node of %.4g GB/s, rack uplink %.4g GB/s\n", m->ranks_per_node,
+            m->map == LOOM_SIM_MAP_CORE ? "--map-by core" : "--map-by node",
+            m->nodes_per_rack, m->nics_per_node, loom_sim_model_nic_bps(m) * 1e-9,
+            loom_sim_model_uplink_bps(m) * 1e-9);
+    for (c = 0; c < LOOM_SIM_CLASS_COUNT; ++c) {
+        fprintf(out, "# %-10s alpha %.4g us, %.4g GB/s\n", loom_sim_class_names[c],
+                m->alpha_us[c], m->gbs[c]);
+    }
+    fprintf(out, "# reduce %.4g GB/s, copy %.4g GB/s; '*' marks Loom's choice\n",
+            m->reduce_gbs, m->copy_gbs);
+    fprintf(out, "%7s %6s %6s %9s  %-26s %7s %14s %10s %10s  %s\n", "ranks", "nodes", "racks",
+            "size", "algorithm", "segment", "time(us)", "algbw", "busbw", "loom chooses");
+    for (i = 0; i < sw->nrows; ++i) {
+        const loom_sim_row_t *r = &sw->rows[i];
+
+        loom_tool_size_format(r->seg_bytes, seg, sizeof(seg));
+        snprintf(choice, sizeof(choice), "%s/%s", loom_allreduce_alg_names[r->choice_alg],
+                 loom_tool_size_format(r->choice_seg, size, sizeof(size)));
+        loom_tool_size_format(r->bytes, size, sizeof(size));
+        if (!r->ok) {
+            fprintf(out, "%7d %6d %6d %9s  %-26s %7s %14s %10s %10s  %s\n", r->ranks, r->nodes,
+                    r->racks, size, loom_sim_alg_label(r, label, sizeof(label)), seg,
+                    "refused", "-", "-", choice);
+            continue;
+        }
+        fprintf(out, "%7d %6d %6d %9s %c%-26s %7s %14.2f %10.3f %10.3f  %s\n", r->ranks,
+                r->nodes, r->racks, size, r->chosen ? '*' : ' ',
+                loom_sim_alg_label(r, label, sizeof(label)), seg, r->time_s * 1e6,
+                r->algbw_gbs, r->busbw_gbs, choice);
+    }
+    fprintf(out, "# %d predictions in %.1f s\n", sw->nrows, sw->wall_s);
+}
+
+int loom_sim_output_csv(const char *path, const loom_sim_sweep_t *sw)
+{
+    FILE *f = fopen(path, "w");
+    int i;
+
+    if (f == NULL) {
+        fprintf(stderr, "loom-sim: --csv %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "coll,ranks,nodes,racks,bytes,algorithm,ran,seg_bytes,time_us,algbw_gbs,"
+            "busbw_gbs,chosen,loom_choice,loom_choice_seg\n");
+    for (i = 0; i < sw->nrows; ++i) {
+        const loom_sim_row_t *r = &sw->rows[i];
+
+        fprintf(f, "allreduce,%d,%d,%d,%zu,%s,%s,%zu,", r->ranks, r->nodes, r->racks, r->bytes,
+                loom_allreduce_alg_names[r->alg], loom_allreduce_alg_names[r->ran_alg],
+                r->seg_bytes);
+        if (r->ok) {
+            fprintf(f, "%.4f,%.6f,%.6f,", r->time_s * 1e6, r->algbw_gbs, r->busbw_gbs);
+        } else {
+            fprintf(f, ",,,");
+        }
+        fprintf(f, "%d,%s,%zu\n", r->chosen, loom_allreduce_alg_names[r->choice_alg],
+                r->choice_seg);
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "loom-sim: --csv %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int loom_sim_output_plot(const char *path, const loom_sim_options_t *o,
+                         const loom_sim_sweep_t *sw)
+{
+    const char *program = loom_gnuplot_program("LOOM_SIM_GNUPLOT");
+    int by_size = o->nranks == 1, a, i, status;
+    size_t bytes = o->plot_bytes;
+    char label[32];
+    FILE *gp;
+
+    if (bytes == 0) {
+        for (i = 0; i < sw->nrows; ++i) {
+            bytes = sw->rows[i].bytes > bytes ? sw->rows[i].bytes : bytes;
+        }
+    }
+    if (!loom_gnuplot_available(program)) {
+        fprintf(stderr, "loom-sim: %s not found: no plot in %s (on Debian: apt-get install "
+                "gnuplot-nox)\n", program, path);
+        return -1;
+    }
+    gp = popen(program, "w");
+    if (gp == NULL) {
+        fprintf(stderr, "loom-sim: cannot start %s: no plot in %s\n", program, path);
+        return -1;
+    }
+    fprintf(gp, "set terminal png size 1000,600\nset output ");
+    loom_gnuplot_quote(gp, path);
+    if (by_size) {
+        fprintf(gp, "\nset title \"loom-sim: allreduce on %d ranks, %d per node\"\n"
+                "set xlabel \"message size (bytes)\"\n", o->ranks[0],
+                o->model.ranks_per_node);
+    } else {
+        fprintf(gp, "\nset title \"loom-sim: allreduce of %s, %d ranks per node, %.3g:1 "
+                "spine\"\nset xlabel \"ranks\"\n",
+                loom_tool_size_format(bytes, label, sizeof(label)), o->model.ranks_per_node,
+                o->model.oversubscription);
+    }
+    fprintf(gp, "set logscale x 2\nset ylabel \"busbw (GB/s)\"\nset key top left\n"
+            "set grid\n");
+    for (a = 0; a < o->nalgs; ++a) {
+        fprintf(gp, "$a%d << EOD\n", a);
+        for (i = 0; i < sw->nrows; ++i) {
+            const loom_sim_row_t *r = &sw->rows[i];
+
+            if (r->alg == o->algs[a] && r->ok && (by_size || r->bytes == bytes)) {
+                fprintf(gp, "%zu %.6f\n", by_size ? r->bytes : (size_t)r->ranks, r->busbw_gbs);
+            }
+        }
+        fprintf(gp, "EOD\n");
+    }
+    fprintf(gp, "plot ");
+    for (a = 0; a < o->nalgs; ++a) {
+        fprintf(gp, "%s$a%d with linespoints title \"%s\"", a > 0 ? ", " : "", a,
+                loom_allreduce_alg_names[o->algs[a]]);
+    }
+    fprintf(gp, "\n");
+    status = pclose(gp);
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "loom-sim: %s failed (status %d): %s may be missing or partial\n",
+                program, status, path);
+        return -1;
+    }
+    return 0;
+}

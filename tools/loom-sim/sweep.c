@@ -1,0 +1,149 @@
+/* The sweep over rank counts, algorithms and sizes (sweep.h). */
+#include "sweep.h"
+#include "coll/sim/exec.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+static double loom_sim_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The settings a Loom calibrated on this cluster would price with: the
+ * class of the slowest link the team spans (what a ping-pong between
+ * its farthest ranks measures), so the model's choice is the engine's. */
+static void loom_sim_config(const loom_sim_model_t *m, const loom_sim_layout_t *lay,
+                            loom_coll_config_t *cfg)
+{
+    loom_sim_class_t c = lay->racks > 1 ? LOOM_SIM_INTER_RACK
+                       : lay->nodes > 1 ? LOOM_SIM_INTRA_RACK : LOOM_SIM_INTRA_NODE;
+
+    loom_coll_config_init(cfg);
+    cfg->cost_alpha_ns = (int)(m->alpha_us[c] * 1e3 + 0.5);
+    cfg->cost_bandwidth_mbs = (int)(m->gbs[c] * 1e3 + 0.5);
+    cfg->cost_reduce_mbs = (int)(m->reduce_gbs * 1e3 + 0.5);
+    cfg->cost_alpha_ns = cfg->cost_alpha_ns > 0 ? cfg->cost_alpha_ns : 1;
+    cfg->cost_bandwidth_mbs = cfg->cost_bandwidth_mbs > 0 ? cfg->cost_bandwidth_mbs : 1;
+    cfg->cost_reduce_mbs = cfg->cost_reduce_mbs > 0 ? cfg->cost_reduce_mbs : 1;
+}
+
+static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model,
+                                         const loom_sim_layout_t *lay, size_t bytes, int alg,
+                                         int in_place, loom_sim_row_t *row)
+{
+    loom_allreduce_choice_t choice, forced;
+    loom_coll_config_t cfg;
+    loom_sim_prog_t *prog;
+    loom_sim_result_t res;
+    loom_status_t status;
+    int p = lay->p;
+
+    loom_sim_config(model, lay, &cfg);
+    loom_allreduce_select(&cfg, p, bytes, 1, &choice);
+    /* The segment and depth the engine uses when the algorithm is forced. */
+    cfg.allreduce_algorithm = alg != LOOM_ALLREDUCE_AUTO ? alg : (int)choice.alg;
+    loom_allreduce_select(&cfg, p, bytes, 1, &forced);
+    if (alg == LOOM_ALLREDUCE_AUTO) {
+        forced = choice;
+    }
+    *row = (loom_sim_row_t){ .ranks = p, .nodes = lay->nodes, .racks = lay->racks,
+                             .bytes = bytes, .alg = alg, .ran_alg = forced.alg,
+                             .seg_bytes = forced.seg_bytes, .choice_alg = choice.alg,
+                             .choice_seg = choice.seg_bytes };
+    row->chosen = forced.alg == choice.alg && forced.seg_bytes == choice.seg_bytes;
+    status = loom_sim_prog_build(&(loom_sim_build_params_t){
+                                     .layout = lay,
+                                     .plan = loom_allreduce_algorithms[forced.alg].plan,
+                                     .bytes = bytes, .seg_bytes = forced.seg_bytes,
+                                     .depth = forced.depth, .in_place = in_place }, &prog);
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        return LOOM_OK;   /* the row says the plan refused */
+    }
+    if (status != LOOM_OK) {
+        return status;
+    }
+    status = loom_sim_prog_run(prog, model, &res);
+    loom_sim_prog_destroy(prog);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    row->ok = 1;
+    row->time_s = res.time_s;
+    row->algbw_gbs = res.time_s > 0 ? (double)bytes / res.time_s * 1e-9 : 0;
+    row->busbw_gbs = row->algbw_gbs * loom_sim_bus_factor(p);
+    return LOOM_OK;
+}
+
+loom_status_t loom_sim_predict(const loom_sim_model_t *model, int p, size_t bytes, int alg,
+                               int in_place, loom_sim_row_t *row_p)
+{
+    loom_sim_layout_t *lay;
+    loom_status_t status = loom_sim_layout_create(model, p, &lay);
+
+    if (status != LOOM_OK) {
+        return status;
+    }
+    status = loom_sim_predict_on(model, lay, bytes, alg, in_place, row_p);
+    loom_sim_layout_destroy(lay);
+    return status;
+}
+
+loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
+                                 loom_sim_sweep_t *sweep_p)
+{
+    loom_sim_sweep_t sw = { NULL, 0, 0 };
+    loom_sim_layout_t *lay;
+    loom_status_t status = LOOM_OK;
+    double t0 = loom_sim_now();
+    int nsizes = 0, i, a;
+    size_t bytes;
+
+    for (bytes = o->min_bytes; bytes <= o->max_bytes; bytes *= (size_t)o->factor) {
+        ++nsizes;
+    }
+    sw.rows = calloc((size_t)(o->nranks * nsizes * o->nalgs), sizeof(*sw.rows));
+    if (sw.rows == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    for (i = 0; i < o->nranks && status == LOOM_OK; ++i) {
+        status = loom_sim_layout_create(&o->model, o->ranks[i], &lay);
+        if (status != LOOM_OK) {
+            break;
+        }
+        for (bytes = o->min_bytes; bytes <= o->max_bytes && status == LOOM_OK;
+             bytes *= (size_t)o->factor) {
+            for (a = 0; a < o->nalgs && status == LOOM_OK; ++a) {
+                status = loom_sim_predict_on(&o->model, lay, bytes, o->algs[a], o->in_place,
+                                             &sw.rows[sw.nrows]);
+                sw.nrows += status == LOOM_OK;
+            }
+            if (progress != NULL) {
+                fprintf(progress, "loom-sim: %d ranks, %zu bytes, %.1f s\r", o->ranks[i],
+                        bytes, loom_sim_now() - t0);
+                fflush(progress);
+            }
+        }
+        loom_sim_layout_destroy(lay);
+    }
+    if (progress != NULL) {
+        fprintf(progress, "%60s\r", "");
+    }
+    sw.wall_s = loom_sim_now() - t0;
+    if (status != LOOM_OK) {
+        free(sw.rows);
+        return status;
+    }
+    *sweep_p = sw;
+    return LOOM_OK;
+}
+
+void loom_sim_sweep_free(loom_sim_sweep_t *sweep)
+{
+    free(sweep->rows);
+    sweep->rows = NULL;
+    sweep->nrows = 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * The sweep: every rank count, algorithm and size of the options through
+ * the simulator, and what Loom's cost model would choose at each point.
+ */
+#ifndef LOOM_SIM_SWEEP_H
+#define LOOM_SIM_SWEEP_H
+
+#include "options.h"
+
+typedef struct loom_sim_row {
+    int     ranks, nodes, racks;
+    size_t  bytes;
+    int     alg;            /* loom_allreduce_alg_t; AUTO: Loom's choice, as chosen */
+    int     ran_alg;        /* what ran (the choice for AUTO) */
+    size_t  seg_bytes;
+    int     ok;             /* 0: the plan refused (time and bandwidths unset) */
+    double  time_s, algbw_gbs, busbw_gbs;
+    int     choice_alg;     /* Loom's cost model at this point */
+    size_t  choice_seg;
+    int     chosen;         /* this row is what Loom would run */
+} loom_sim_row_t;
+
+typedef struct loom_sim_sweep {
+    loom_sim_row_t  *rows;
+    int             nrows;
+    double          wall_s;
+} loom_sim_sweep_t;
+
+/* Runs it all; progress on progress (NULL: silent).  Rows in the order
+ * rank count, size, algorithm. */
+loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
+                                 loom_sim_sweep_t *sweep_p);
+void loom_sim_sweep_free(loom_sim_sweep_t *sweep);
+
+/* The prediction of one algorithm (AUTO: Loom's choice) at one point. */
+loom_status_t loom_sim_predict(const loom_sim_model_t *model, int p, size_t bytes, int alg,
+                               int in_place, loom_sim_row_t *row_p);
+
+/* nccl-tests' allreduce bus factor 2(p-1)/p. */
+static inline double loom_sim_bus_factor(int p)
+{
+    return 2.0 * (p - 1) / p;
+}
+
+#endif
