@@ -49,6 +49,7 @@ mkdir -p "$out" || exit 1
             echo "sim-validate: loom-bench $alg --map-by $map"
             timeout 900 "$LOOM_CLUSTER_MPIRUN" -np 8 $common --map-by $map \
                 --mca coll_loom_priority 100 --mca coll_loom_allreduce_algorithm $alg \
+                --mca coll_loom_topology "$LOOM_CLUSTER_TOPOLOGY" \
                 "$top/loom-bench" -c allreduce $sizes -w 1 -n 5 --no-compare \
                 --no-progress --no-memcpy-ref --csv "$out/bench-$alg-$map.csv" \
                 >"$out/bench-$alg-$map.txt" 2>&1 ||
