@@ -30,9 +30,13 @@ grep -q '^intra_rack_gbs = ' "$tmp/model.conf" || fail "no intra_rack_gbs in the
 "$sim" --model "$tmp/model.conf" -p 8 -b 1M -e 1M -a ring -q --csv "$tmp/m.csv" ||
     fail "--model could not read calibrate's output"
 
-# gamma from a loom-bench CSV: times the model itself predicts with a
-# reduce speed of 3 GB/s, in loom-bench's columns, must fit back to 3.
-"$sim" --model "$tmp/model.conf" --set reduce_gbs=3 -p 8 -a ring -b 1M -e 8M -q \
+# The links' share of their ping-pong speed from a loom-bench CSV: times
+# the model itself predicts with every link between nodes at 0.7 of its
+# ping-pong speed, in loom-bench's columns, must fit back to 0.7.
+scaled=$(awk -F' = ' '$1 ~ /^(intra_rack_gbs|inter_rack_gbs|nic_gbs|uplink_gbs)$/ {
+                          printf " --set %s=%.9g", $1, $2 * 0.7 }' "$tmp/model.conf")
+# shellcheck disable=SC2086  # one --set per key
+"$sim" --model "$tmp/model.conf" $scaled -p 8 -a ring -b 1M -e 8M -q \
     --ranks-per-node 2 --nodes-per-rack 2 --csv "$tmp/truth.csv" || fail "truth run exited $?"
 awk -F, 'NR == 1 { print "collective,datatype,op,ranks,bytes,count,contender,median_us"; next }
          { print "allreduce,float,sum,8," $5 "," $5 / 4 ",loom," $9 }' \
@@ -40,8 +44,10 @@ awk -F, 'NR == 1 { print "collective,datatype,op,ranks,bytes,count,contender,med
 "$sim" calibrate --pingpong "$tmp/pp.txt" --bench "$tmp/bench.csv" --bench-algorithm ring \
     --bench-ranks 8 --ranks-per-node 2 --nodes-per-rack 2 -o "$tmp/model2.conf" \
     2>"$tmp/cal2.err" || fail "calibrate --bench exited $?: $(cat "$tmp/cal2.err")"
-awk -F' = ' '$1 == "reduce_gbs" { exit !($2 > 2.94 && $2 < 3.06) }' "$tmp/model2.conf" ||
-    fail "gamma fit: $(grep reduce_gbs "$tmp/model2.conf"), expected 3"
+was=$(awk -F' = ' '$1 == "uplink_gbs" { print $2 }' "$tmp/model.conf")
+awk -F' = ' -v was="$was" '$1 == "uplink_gbs" { exit !($2 > 0.686 * was && $2 < 0.714 * was) }' \
+    "$tmp/model2.conf" ||
+    fail "link share fit: $(grep uplink_gbs "$tmp/model2.conf"), expected 0.7 x $was"
 
 # Bad input: status 2 and the option named.
 check_bad() {

@@ -60,16 +60,30 @@ static int loom_sim_bench_read(const char *path, int ranks, loom_sim_bench_t *b)
     return 0;
 }
 
-/* Sum of squared log ratios of prediction to measurement at reduce speed
- * 10^lg GB/s; HUGE_VAL when a prediction fails. */
-static double loom_sim_gamma_error(const loom_sim_options_t *o, loom_sim_model_t *m,
-                                   const loom_sim_bench_t *b, double lg)
+/* The links between nodes at 10^lg of their ping-pong speed: a lone
+ * ping-pong has the cores to itself, a job's flows share them with every
+ * rank and the kernel's network stack. */
+static void loom_sim_scale_links(loom_sim_model_t *m, const loom_sim_model_t *pp, double lg)
+{
+    double f = pow(10, lg);
+
+    m->gbs[LOOM_SIM_INTRA_RACK] = pp->gbs[LOOM_SIM_INTRA_RACK] * f;
+    m->gbs[LOOM_SIM_INTER_RACK] = pp->gbs[LOOM_SIM_INTER_RACK] * f;
+    m->nic_gbs = pp->nic_gbs * f;
+    m->uplink_gbs = pp->uplink_gbs * f;
+}
+
+/* Sum of squared log ratios of prediction to measurement with the links
+ * at 10^lg of their ping-pong speed; HUGE_VAL when a prediction fails. */
+static double loom_sim_links_error(const loom_sim_options_t *o, loom_sim_model_t *m,
+                                   const loom_sim_model_t *pp, const loom_sim_bench_t *b,
+                                   double lg)
 {
     loom_sim_row_t row;
     double e = 0, d;
     int i;
 
-    m->reduce_gbs = pow(10, lg);
+    loom_sim_scale_links(m, pp, lg);
     for (i = 0; i < b->n; ++i) {
         if (loom_sim_predict(m, o->bench_ranks, b->bytes[i], o->bench_alg, o->in_place, &row) !=
                 LOOM_OK || !row.ok || !(b->time_s[i] > 0)) {
@@ -81,27 +95,30 @@ static double loom_sim_gamma_error(const loom_sim_options_t *o, loom_sim_model_t
     return e;
 }
 
-/* Golden-section search of the reduce speed over 0.01 .. 10000 GB/s. */
-static double loom_sim_fit_gamma(const loom_sim_options_t *o, loom_sim_model_t *m,
+/* Golden-section search of the links' share of their ping-pong speed over
+ * 0.05 .. 2. */
+static double loom_sim_fit_links(const loom_sim_options_t *o, loom_sim_model_t *m,
                                  const loom_sim_bench_t *b, double *err_p)
 {
     const double phi = (sqrt(5.0) - 1) / 2;
-    double lo = -2, hi = 4, x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-    double f1 = loom_sim_gamma_error(o, m, b, x1), f2 = loom_sim_gamma_error(o, m, b, x2);
+    const loom_sim_model_t pp = *m;
+    double lo = log10(0.05), hi = log10(2.0), x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+    double f1 = loom_sim_links_error(o, m, &pp, b, x1), f2 = loom_sim_links_error(o, m, &pp, b, x2);
     int it;
 
     for (it = 0; it < 40; ++it) {
         if (f1 <= f2) {
             hi = x2; x2 = x1; f2 = f1;
             x1 = hi - phi * (hi - lo);
-            f1 = loom_sim_gamma_error(o, m, b, x1);
+            f1 = loom_sim_links_error(o, m, &pp, b, x1);
         } else {
             lo = x1; x1 = x2; f1 = f2;
             x2 = lo + phi * (hi - lo);
-            f2 = loom_sim_gamma_error(o, m, b, x2);
+            f2 = loom_sim_links_error(o, m, &pp, b, x2);
         }
     }
     *err_p = f1 <= f2 ? f1 : f2;
+    loom_sim_scale_links(m, &pp, f1 <= f2 ? x1 : x2);
     return pow(10, f1 <= f2 ? x1 : x2);
 }
 
@@ -111,7 +128,7 @@ int loom_sim_calibrate_main(const loom_sim_options_t *o)
     loom_sim_pingpong_fit_t fit;
     loom_sim_bench_t bench;
     char err[512];
-    double gbs, e;
+    double share, e;
     FILE *in, *out;
     int c, i;
 
@@ -145,10 +162,9 @@ int loom_sim_calibrate_main(const loom_sim_options_t *o)
         if (loom_sim_bench_read(o->bench_path, o->bench_ranks, &bench) != 0) {
             return -1;
         }
-        gbs = loom_sim_fit_gamma(o, &m, &bench, &e);
-        m.reduce_gbs = gbs;
-        fprintf(stderr, "loom-sim: reduce %.4g GB/s fits %d sizes of %s on %d ranks "
-                "(rms log error %.3f)\n", gbs, bench.n,
+        share = loom_sim_fit_links(o, &m, &bench, &e);
+        fprintf(stderr, "loom-sim: links between nodes at %.3g of their ping-pong speed "
+                "fit %d sizes of %s on %d ranks (rms log error %.3f)\n", share, bench.n,
                 loom_allreduce_alg_names[o->bench_alg], o->bench_ranks, sqrt(e / bench.n));
         for (i = 0; i < bench.n; ++i) {
             loom_sim_row_t row;
