@@ -30,6 +30,10 @@ typedef struct loom_sim_build_params {
     int                     in_place;
 } loom_sim_build_params_t;
 
+/* A team of the layout's ranks (rank 0's view) with its nodes and racks,
+ * as the engine's adapter would create it. */
+loom_status_t loom_sim_layout_team(const loom_sim_layout_t *lay, loom_team_t **team_p);
+
 /* Builds every rank's schedule; a plan that refuses (LOOM_ERR_UNSUPPORTED
  * for a size or layout it does not handle) returns its status. */
 loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *params,

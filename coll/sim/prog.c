@@ -167,20 +167,41 @@ static int loom_sim_prog_interleave(loom_sim_prog_t *prog)
     return 0;
 }
 
+loom_status_t loom_sim_layout_team(const loom_sim_layout_t *lay, loom_team_t **team_p)
+{
+    int p = lay->p, r;
+    uint64_t *keys = malloc(sizeof(uint64_t) * 2 * (size_t)p);
+    int *peers = malloc(sizeof(int) * (size_t)p);
+    loom_status_t status = LOOM_ERR_NO_MEMORY;
+
+    if (keys != NULL && peers != NULL) {
+        for (r = 0; r < p; ++r) {
+            peers[r] = r;
+            keys[r] = (uint64_t)lay->node_of[r] + 1;
+            keys[p + r] = (uint64_t)lay->rack_of[r] + 1;
+        }
+        status = loom_team_create(&(loom_team_params_t){
+                                      .size = p, .rank = 0, .transport = NULL, /* never called */
+                                      .peers = peers, .node_keys = keys, .rack_keys = keys + p,
+                                      .context_id = 1 }, team_p);
+    }
+    free(keys);
+    free(peers);
+    return status;
+}
+
 loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *pa, loom_sim_prog_t **prog_p)
 {
     const loom_sim_layout_t *lay = pa->layout;
     int p = lay->p, r;
     size_t esize = pa->elem_size ? pa->elem_size : 4;
-    uint64_t *keys = malloc(sizeof(uint64_t) * 2 * (size_t)p);
-    int *peers = malloc(sizeof(int) * (size_t)p);
     loom_sim_prog_t *prog = calloc(1, sizeof(*prog));
     loom_status_t status = LOOM_ERR_NO_MEMORY;
     loom_team_t *team = NULL;
     loom_sched_t *sched;
     loom_coll_args_t args;
 
-    if (keys == NULL || peers == NULL || prog == NULL) {
+    if (prog == NULL) {
         goto out;
     }
     prog->layout = lay;
@@ -189,15 +210,7 @@ loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *pa, loom_sim_pr
     if (prog->base == NULL) {
         goto out;
     }
-    for (r = 0; r < p; ++r) {
-        peers[r] = r;
-        keys[r] = (uint64_t)lay->node_of[r] + 1;
-        keys[p + r] = (uint64_t)lay->rack_of[r] + 1;
-    }
-    status = loom_team_create(&(loom_team_params_t){
-                                  .size = p, .rank = 0, .transport = NULL, /* never called */
-                                  .peers = peers, .node_keys = keys, .rack_keys = keys + p,
-                                  .context_id = 1 }, &team);
+    status = loom_sim_layout_team(lay, &team);
     if (status != LOOM_OK) {
         goto out;
     }
@@ -245,8 +258,6 @@ out:
         loom_team_destroy(team);
     }
     loom_sim_prog_destroy(prog);
-    free(peers);
-    free(keys);
     return status;
 }
 

@@ -13,22 +13,28 @@ static double loom_sim_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The settings a Loom calibrated on this cluster would price with: the
- * class of the slowest link the team spans (what a ping-pong between
- * its farthest ranks measures), so the model's choice is the engine's. */
-static void loom_sim_config(const loom_sim_model_t *m, const loom_sim_layout_t *lay,
-                            loom_coll_config_t *cfg)
+/* The settings a Loom told this cluster's links would price with (as a
+ * topology file's link speeds set them): a rank's share inside a node,
+ * each node's links together, each rack's uplink; the team gives the
+ * nodes and racks, so the model's choice is the engine's. */
+static void loom_sim_config(const loom_sim_model_t *m, loom_coll_config_t *cfg)
 {
-    loom_sim_class_t c = lay->racks > 1 ? LOOM_SIM_INTER_RACK
-                       : lay->nodes > 1 ? LOOM_SIM_INTRA_RACK : LOOM_SIM_INTRA_NODE;
+    double node_mbs = loom_sim_model_nic_bps(m) * m->nics_per_node / 1e6;
 
     loom_coll_config_init(cfg);
-    cfg->cost_alpha_ns = (int)(m->alpha_us[c] * 1e3 + 0.5);
-    cfg->cost_bandwidth_mbs = (int)(m->gbs[c] * 1e3 + 0.5);
+    cfg->cost_alpha_ns = (int)(m->alpha_us[LOOM_SIM_INTRA_NODE] * 1e3 + 0.5);
+    cfg->cost_bandwidth_mbs = (int)(m->gbs[LOOM_SIM_INTRA_NODE] * 1e3 + 0.5);
     cfg->cost_reduce_mbs = (int)(m->reduce_gbs * 1e3 + 0.5);
+    cfg->cost_rack_alpha_ns = (int)(m->alpha_us[LOOM_SIM_INTRA_RACK] * 1e3 + 0.5);
+    cfg->cost_rack_bandwidth_mbs = (int)(node_mbs + 0.5);
+    cfg->cost_spine_alpha_ns = (int)(m->alpha_us[LOOM_SIM_INTER_RACK] * 1e3 + 0.5);
+    cfg->cost_spine_bandwidth_mbs = (int)(loom_sim_model_uplink_bps(m) / 1e6 + 0.5);
     cfg->cost_alpha_ns = cfg->cost_alpha_ns > 0 ? cfg->cost_alpha_ns : 1;
     cfg->cost_bandwidth_mbs = cfg->cost_bandwidth_mbs > 0 ? cfg->cost_bandwidth_mbs : 1;
     cfg->cost_reduce_mbs = cfg->cost_reduce_mbs > 0 ? cfg->cost_reduce_mbs : 1;
+    cfg->cost_rack_bandwidth_mbs = cfg->cost_rack_bandwidth_mbs > 0 ? cfg->cost_rack_bandwidth_mbs : 1;
+    cfg->cost_spine_bandwidth_mbs =
+        cfg->cost_spine_bandwidth_mbs > 0 ? cfg->cost_spine_bandwidth_mbs : 1;
 }
 
 static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model,
@@ -40,13 +46,19 @@ static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model,
     loom_sim_prog_t *prog;
     loom_sim_result_t res;
     loom_status_t status;
+    loom_team_t *team;
     int p = lay->p;
 
-    loom_sim_config(model, lay, &cfg);
-    loom_allreduce_select(&cfg, p, bytes, 1, &choice);
+    loom_sim_config(model, &cfg);
+    status = loom_sim_layout_team(lay, &team);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    loom_allreduce_select_team(&cfg, team, bytes, 1, &choice);
     /* The segment and depth the engine uses when the algorithm is forced. */
     cfg.allreduce_algorithm = alg != LOOM_ALLREDUCE_AUTO ? alg : (int)choice.alg;
-    loom_allreduce_select(&cfg, p, bytes, 1, &forced);
+    loom_allreduce_select_team(&cfg, team, bytes, 1, &forced);
+    loom_team_destroy(team);
     if (alg == LOOM_ALLREDUCE_AUTO) {
         forced = choice;
     }
