@@ -4,7 +4,6 @@
 #include "common/log.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* Dense rack numbers the same way.  A rack holds whole nodes: a rank
  * whose key disagrees with the first rank of its node follows that rank,
@@ -27,47 +26,48 @@ static void loom_team_number_racks(loom_team_t *team, const uint64_t *rack_keys)
     }
 }
 
-/* Counts per node and per rack, then their maxima (team.h). */
+static int loom_team_max(const int *v, int n)
+{
+    int i, m = 0;
+
+    for (i = 0; i < n; ++i) {
+        m = v[i] > m ? v[i] : m;
+    }
+    return m;
+}
+
+/* Counts per node and per rack, then their maxima (team.h).  Nodes are
+ * numbered by first appearance, so rank i is its node's first exactly
+ * when node_of[i] is the next number not seen yet. */
 static loom_status_t loom_team_measure(loom_team_t *team)
 {
-    int p = team->size, i, next, *node_ranks, *node_out, *rack_ranks, *rack_out, *rack_nodes;
-    int *counts = calloc((size_t)(3 * team->num_nodes + 2 * team->num_racks), sizeof(int));
+    int N = team->num_nodes, R = team->num_racks, p = team->size, i, next, nodes_seen = 0;
+    int *counts = calloc((size_t)(2 * N + 3 * R), sizeof(int));
+    int *node_ranks = counts, *node_out = counts + N;
+    int *rack_ranks = counts + 2 * N, *rack_out = rack_ranks + R, *rack_nodes = rack_out + R;
     loom_team_shape_t *sh = &team->shape;
 
     if (counts == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
-    node_ranks = counts;
-    node_out = node_ranks + team->num_nodes;
-    rack_nodes = node_out + team->num_nodes;  /* per node: 1 once counted in its rack */
-    rack_ranks = rack_nodes + team->num_nodes;
-    rack_out = rack_ranks + team->num_racks;
-    memset(sh, 0, sizeof(*sh));
     for (i = 0; i < p; ++i) {
         next = (i + 1) % p;
         ++node_ranks[team->node_of[i]];
         ++rack_ranks[team->rack_of[i]];
         node_out[team->node_of[i]] += team->node_of[next] != team->node_of[i];
         rack_out[team->rack_of[i]] += team->rack_of[next] != team->rack_of[i];
-    }
-    for (i = 0; i < team->num_nodes; ++i) {
-        sh->max_node = node_ranks[i] > sh->max_node ? node_ranks[i] : sh->max_node;
-        sh->ring_nic = node_out[i] > sh->ring_nic ? node_out[i] : sh->ring_nic;
-    }
-    for (i = 0; i < team->num_racks; ++i) {
-        sh->max_rack_ranks = rack_ranks[i] > sh->max_rack_ranks ? rack_ranks[i] : sh->max_rack_ranks;
-        sh->ring_uplink = rack_out[i] > sh->ring_uplink ? rack_out[i] : sh->ring_uplink;
-        rack_ranks[i] = 0; /* reused: nodes counted in rack i */
-    }
-    for (i = 0; i < p; ++i) {
-        if (!rack_nodes[team->node_of[i]]) {
-            rack_nodes[team->node_of[i]] = 1;
-            ++rack_ranks[team->rack_of[i]];
+        if (team->node_of[i] == nodes_seen) {
+            ++nodes_seen;
+            ++rack_nodes[team->rack_of[i]];
         }
     }
-    for (i = 0; i < team->num_racks; ++i) {
-        sh->max_rack = rack_ranks[i] > sh->max_rack ? rack_ranks[i] : sh->max_rack;
-    }
+    *sh = (loom_team_shape_t){
+        .max_node = loom_team_max(node_ranks, N),
+        .max_rack = loom_team_max(rack_nodes, R),
+        .max_rack_ranks = loom_team_max(rack_ranks, R),
+        .ring_nic = loom_team_max(node_out, N),
+        .ring_uplink = loom_team_max(rack_out, R),
+    };
     free(counts);
     return LOOM_OK;
 }
