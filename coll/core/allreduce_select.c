@@ -158,14 +158,7 @@ void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t
     for (i = 0; i < sizeof(loom_select_segments) / sizeof(loom_select_segments[0]); ++i) {
         seg = loom_select_segments[i];
         t = loom_cost_allreduce_hier(&links, team, (double)bytes, (double)seg);
-        if (t < choice_p->cost_s) {
-            if (choice_p->alg != LOOM_ALLREDUCE_HIER) {
-                choice_p->next_alg = choice_p->alg;
-                choice_p->next_cost_s = choice_p->cost_s;
-            }
-            choice_p->alg = LOOM_ALLREDUCE_HIER;
-            choice_p->seg_bytes = cfg->allreduce_segment > 0 ? cfg->allreduce_segment : seg;
-            choice_p->cost_s = t;
-        }
+        LOOM_COST_OFFER(choice_p, LOOM_ALLREDUCE_HIER,
+                        cfg->allreduce_segment > 0 ? cfg->allreduce_segment : seg, t);
     }
 }
