@@ -22,21 +22,18 @@ loom_cost_links_t loom_cost_links_from_config(const loom_coll_config_t *cfg,
     return l;
 }
 
-loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_team_t *team,
-                                  int ring)
+loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_team_t *team)
 {
     const loom_team_shape_t *sh = &team->shape;
     loom_cost_t c = links->cls[LOOM_LINK_NODE];
-    int nic_flows = ring ? sh->ring_nic : sh->max_node;
-    int uplink_flows = ring ? sh->ring_uplink : sh->max_rack_ranks;
 
     if (team->num_nodes > 1) {
         c.alpha = fmax(c.alpha, links->cls[LOOM_LINK_RACK].alpha);
-        c.beta = fmax(c.beta, links->cls[LOOM_LINK_RACK].beta * nic_flows);
+        c.beta = fmax(c.beta, links->cls[LOOM_LINK_RACK].beta * sh->ring_nic);
     }
     if (team->num_racks > 1) {
         c.alpha = fmax(c.alpha, links->cls[LOOM_LINK_SPINE].alpha);
-        c.beta = fmax(c.beta, links->cls[LOOM_LINK_SPINE].beta * uplink_flows);
+        c.beta = fmax(c.beta, links->cls[LOOM_LINK_SPINE].beta * sh->ring_uplink);
     }
     return c;
 }
@@ -58,12 +55,12 @@ double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_
     return loom_allreduce_hier_cost(cls, team->shape.max_node, m, team->num_racks, n, seg);
 }
 
-loom_coll_config_t loom_cost_links_flat_config(const loom_coll_config_t *cfg,
-                                               const loom_cost_links_t *links,
-                                               const loom_team_t *team)
+static loom_coll_config_t loom_cost_links_flat_config(const loom_coll_config_t *cfg,
+                                                      const loom_cost_links_t *links,
+                                                      const loom_team_t *team)
 {
     loom_coll_config_t flat = *cfg;
-    loom_cost_t across = loom_cost_flat_across(links, team, 1);
+    loom_cost_t across = loom_cost_flat_across(links, team);
 
     flat.cost_alpha_ns = (int)fmin(across.alpha * 1e9, 1e8);
     flat.cost_bandwidth_mbs = (int)fmax(1.0, 1.0 / (across.beta * 1e6));

@@ -9,10 +9,12 @@
  * to other nodes in the same step.  A hierarchical one crosses each slow
  * link with the least data, every local rank driving its share.
  *
- * loom_cost_flat_across prices a flat algorithm with one effective class:
- * the slowest link the team spans, divided among the flows that cross it
- * at once (for the ring in rank order exactly, from the team's shape; for
- * the others, every rank of a node or rack at once, their worst step).
+ * loom_cost_flat_across prices every flat algorithm with one effective
+ * class: the slowest link the team spans, divided among the flows of the
+ * rank-order ring that cross it at once (the team's shape).  That is exact
+ * for the ring, the large-message flat choice, and optimistic for
+ * algorithms whose steps put more of a node's ranks on its link at once:
+ * the hierarchical form has to beat the flat one at its best.
  */
 #ifndef LOOM_COST_LINKS_H
 #define LOOM_COST_LINKS_H
@@ -36,26 +38,17 @@ typedef struct loom_cost_links {
 loom_cost_links_t loom_cost_links_from_config(const loom_coll_config_t *cfg,
                                               const loom_team_t *team);
 
-/* The one class a flat algorithm sees on team: ring = 1 for the ring in
- * rank order, 0 for the others. */
-loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_team_t *team,
-                                  int ring);
+/* The one class a flat algorithm sees on team. */
+loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_team_t *team);
 
 /* What a selection prices with on team: cfg itself on one node; across
- * nodes, links filled and *flat set to loom_cost_links_flat_config, which
- * is returned.  A caller prices its flat candidates with the result and
+ * nodes, links filled and *flat set to cfg with its one class replaced by
+ * loom_cost_flat_across, which is returned.  A caller prices its flat candidates with the result and
  * offers its hierarchical form only when that is not cfg. */
 const loom_coll_config_t *loom_cost_links_prepare(const loom_coll_config_t *cfg,
                                                   const loom_team_t *team,
                                                   loom_cost_links_t *links,
                                                   loom_coll_config_t *flat);
-
-/* cfg with the cost model's one class replaced by the class a flat
- * algorithm sees on team (loom_cost_flat_across, the ring's sharing):
- * the flat selections price their candidates with it across nodes. */
-loom_coll_config_t loom_cost_links_flat_config(const loom_coll_config_t *cfg,
-                                               const loom_cost_links_t *links,
-                                               const loom_team_t *team);
 
 /* The hierarchical bcast (reduce = 0) or reduce (1) of n bytes in
  * segments of seg: chains per level (bcast_hier.c, reduce_hier.c). */

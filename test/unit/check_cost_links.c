@@ -112,12 +112,12 @@ START_TEST(test_flat_across)
     loom_cost_links_t links = loom_cost_links_from_config(&cfg, block);
     loom_cost_t c;
 
-    c = loom_cost_flat_across(&links, block, 1);
+    c = loom_cost_flat_across(&links, block);
     ck_assert_double_eq_tol(c.beta, 1 / 37e6, 1e-15);
     ck_assert_double_eq_tol(c.alpha, 7e-6, 1e-12);
     ck_assert_int_eq(rr->shape.ring_nic, 2);
     ck_assert_int_eq(rr->shape.ring_uplink, 2);
-    c = loom_cost_flat_across(&links, rr, 1);
+    c = loom_cost_flat_across(&links, rr);
     ck_assert_double_eq_tol(c.beta, 2 / 37e6, 1e-15);
     /* An uplink of 0 is the rack's node links together: 2 x 125 MB/s. */
     cfg.cost_spine_bandwidth_mbs = 0;
