@@ -11,15 +11,19 @@
 #include "ompi_config.h"
 
 #include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/coll.h"
 #include "ompi/mca/coll/base/coll_base_util.h"
 #include "ompi/request/request.h"
+#include "opal/threads/thread_usage.h"
 
 #include "coll/core/allreduce.h"
 #include "coll/core/coll_config.h"
+#include "coll/core/handoff.h"
 #include "coll/core/sched.h"
 #include "coll/core/shm.h"
 #include "coll/core/transport_ucx.h"
+#include "common/log.h"
 
 #include <stdbool.h>
 
@@ -280,11 +284,25 @@ int mca_coll_loom_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount
                                         struct ompi_communicator_t *comm,
                                         ompi_request_t **request, mca_coll_base_module_t *module);
 
-/* The element type Loom moves and reduces for count elements of dtype, or
- * NULL when Loom cannot take the data as raw bytes at the buffer address
- * (coll_loom_op.c). */
-struct ompi_datatype_t *mca_coll_loom_element_type(struct ompi_datatype_t *dtype,
-                                                   size_t count, size_t *elems_p);
+/* The element type Loom moves and reduces for count elements of dtype,
+ * with the element count, or NULL when Loom cannot take the data as raw
+ * bytes from the buffer address.  A contiguous derived type stays itself:
+ * only user ops reach here with one (Open MPI refuses predefined ops on
+ * derived types), and MPI gives a user function the caller's datatype and
+ * whole elements of it.  Inline, as everything a small hand-off passes. */
+static inline struct ompi_datatype_t *mca_coll_loom_element_type(struct ompi_datatype_t *dtype,
+                                                                 size_t count, size_t *elems_p)
+{
+    ptrdiff_t true_lb, true_extent;
+
+    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
+    if (true_lb != 0 ||
+        !ompi_datatype_is_contiguous_memory_layout(dtype, count > 1 ? 2 : 1)) {
+        return NULL;
+    }
+    *elems_p = count;
+    return dtype;
+}
 
 /* Bytes per element of dtype when Loom can move count elements of it as raw
  * bytes at the buffer address (contiguous, extent equal to size, lower
@@ -298,7 +316,27 @@ loom_reduce_op_t mca_coll_loom_reduce_op(mca_coll_loom_reduce_ctx_t *ctx);
 /* Whether a reduction of ctx's data must combine in the canonical order:
  * coll_loom_reproducible is set and the data is not integer (integer sums
  * are exact in any order, so they keep the fastest algorithm). */
-int mca_coll_loom_reproducible(const mca_coll_loom_reduce_ctx_t *ctx);
+int mca_coll_loom_reproducible_type(const struct ompi_datatype_t *dtype);
+
+static inline int mca_coll_loom_reproducible(const mca_coll_loom_reduce_ctx_t *ctx)
+{
+    return mca_coll_loom_component.config.reproducible &&
+           mca_coll_loom_reproducible_type(ctx->dtype);
+}
+
+/* Adds n to one of the counters MPI_T reads.  Unless the job asked for
+ * MPI_THREAD_MULTIPLE, one thread at a time calls into MPI (MPI_T
+ * included), so a plain add is exact and spares the locked instruction
+ * that otherwise costs a small hand-off call a few percent of its time. */
+static inline void mca_coll_loom_count(unsigned long long *counter, unsigned long long n)
+{
+    if (opal_using_threads()) {
+        __atomic_add_fetch(counter, n, __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + n,
+                         __ATOMIC_RELAXED);
+    }
+}
 
 /* Whether Loom takes calls now (coll_loom_enable); a call it does not take
  * is counted as disabled.  Every rank reads the same value: the user writes
@@ -308,14 +346,14 @@ static inline int mca_coll_loom_enabled(mca_coll_loom_counters_t *counters)
     if (__atomic_load_n(&mca_coll_loom_component.enable, __ATOMIC_RELAXED)) {
         return 1;
     }
-    __atomic_add_fetch(&counters->disabled, 1, __ATOMIC_RELAXED);
+    mca_coll_loom_count(&counters->disabled, 1);
     return 0;
 }
 
 /* Count a call handed down because Loom cannot take its data. */
 static inline loom_status_t mca_coll_loom_fallback(mca_coll_loom_counters_t *counters)
 {
-    __atomic_add_fetch(&counters->fallbacks, 1, __ATOMIC_RELAXED);
+    mca_coll_loom_count(&counters->fallbacks, 1);
     return LOOM_ERR_UNSUPPORTED;
 }
 
@@ -327,12 +365,28 @@ typedef struct mca_coll_loom_handoff {
     uint64_t                    *explained; /* the team's explain mask for coll */
 } mca_coll_loom_handoff_t;
 
-/* Whether a call of bytes (equal on every rank: a type signature size or a
- * total over counts every rank passes) goes to the module below Loom as a
- * small message on one node; if so it is counted and explained.  module
- * must have a team. */
-int mca_coll_loom_hands_off(const mca_coll_loom_module_t *module,
-                            const mca_coll_loom_handoff_t *rule, size_t bytes);
+/* The small-message hand-off, one rule for every collective the adapters
+ * take: on a communicator inside one node, a call below the collective's
+ * coll_loom_<coll>_handoff goes to the module Open MPI selected before
+ * Loom, whose shared-memory fast boxes have lower latency than UCX there.
+ * Blocking and nonblocking forms follow the same rule: the decision rests
+ * on bytes every rank computes alike (a type signature size or a total
+ * over counts every rank passes), so a rank never waits in Loom for a peer
+ * whose call went below.  Returns whether the call goes below; if so it is
+ * counted and explained.  module must have a team.  Inline: a hand-off
+ * call should cost next to nothing beyond the module below's. */
+static inline int mca_coll_loom_hands_off(const mca_coll_loom_module_t *module,
+                                          const mca_coll_loom_handoff_t *rule, size_t bytes)
+{
+    if (!loom_handoff_applies(module->team, bytes, rule->threshold)) {
+        return 0;
+    }
+    mca_coll_loom_count(&rule->counters->handoffs, 1);
+    if (loom_log_enabled(LOOM_LOG_INFO)) {
+        loom_handoff_explain(module->team, rule->explained, rule->coll, rule->threshold, bytes);
+    }
+    return 1;
+}
 
 /* Staging (coll_loom_stage.c).  A stage for nblocks blocks (filled in by
  * the caller) over bytes of scratch, unpacking into user. */

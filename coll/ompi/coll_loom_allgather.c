@@ -192,13 +192,14 @@ int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t
                             struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
-    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
+    mca_coll_loom_shm_run_t shm_run;
     mca_coll_loom_stage_t *stage;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
     size_t *owned;
 
+    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
     status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, rcount, NULL, NULL, rdtype,
                                     module, &info, &owned, &stage, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
@@ -216,13 +217,14 @@ int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_
                              mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
-    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
+    mca_coll_loom_shm_run_t shm_run;
     mca_coll_loom_stage_t *stage;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
     size_t *owned;
 
+    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
     status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, 0, rcounts, displs, rdtype,
                                     module, &info, &owned, &stage, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {

@@ -99,10 +99,11 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
     mca_coll_loom_reduce_ctx_t reduce_ctx;
     mca_coll_loom_op_t info;
-    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
+    mca_coll_loom_shm_run_t shm_run;
     loom_status_t status;
     loom_sched_t *sched;
 
+    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
     status = loom_allreduce_prepare(sbuf, rbuf, count, dtype, op, module, &reduce_ctx, &info,
                                     &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {

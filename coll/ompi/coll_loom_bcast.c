@@ -183,12 +183,13 @@ int mca_coll_loom_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int
                         struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
-    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
+    mca_coll_loom_shm_run_t shm_run;
     mca_coll_loom_stage_t *stage;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
 
+    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
     status = loom_bcast_prepare(buf, count, dtype, root, module, &info, &stage, &sched,
                                 &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
@@ -235,12 +236,13 @@ int mca_coll_loom_reduce(const void *sbuf, void *rbuf, int count, struct ompi_da
                          mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
-    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
+    mca_coll_loom_shm_run_t shm_run;
     mca_coll_loom_reduce_ctx_t reduce_ctx;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
 
+    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
     status = loom_reduce_prepare(sbuf, rbuf, count, dtype, op, root, module, &reduce_ctx,
                                  &info, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {

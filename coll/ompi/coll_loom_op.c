@@ -104,25 +104,6 @@ loom_reduce_fn_t mca_coll_loom_kernel(ompi_op_t *op, ompi_datatype_t *dtype)
     return loom_reduce_kernel(lop, ldtype);
 }
 
-/* The element type Loom moves and reduces, with the element count, or NULL
- * when Loom cannot take the data as raw bytes from the buffer address.  A
- * contiguous derived type stays itself: only user ops reach here with one
- * (Open MPI refuses predefined ops on derived types), and MPI gives a user
- * function the caller's datatype and whole elements of it. */
-ompi_datatype_t *mca_coll_loom_element_type(ompi_datatype_t *dtype, size_t count,
-                                            size_t *elems_p)
-{
-    ptrdiff_t true_lb, true_extent;
-
-    ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
-    if (true_lb != 0 ||
-        !ompi_datatype_is_contiguous_memory_layout(dtype, count > 1 ? 2 : 1)) {
-        return NULL;
-    }
-    *elems_p = count;
-    return dtype;
-}
-
 size_t mca_coll_loom_flat_size(ompi_datatype_t *dtype)
 {
     ptrdiff_t lb, extent, true_lb, true_extent;
@@ -138,13 +119,10 @@ size_t mca_coll_loom_flat_size(ompi_datatype_t *dtype)
     return size;
 }
 
-int mca_coll_loom_reproducible(const mca_coll_loom_reduce_ctx_t *ctx)
+/* Floating and derived data combine in the canonical order; integer sums
+ * are exact in any order. */
+int mca_coll_loom_reproducible_type(const ompi_datatype_t *dtype)
 {
-    const ompi_datatype_t *dtype = ctx->dtype;
-
-    if (!mca_coll_loom_component.config.reproducible) {
-        return 0;
-    }
     return !(ompi_datatype_is_predefined(dtype) &&
              (dtype->super.flags & OMPI_DATATYPE_FLAG_DATA_TYPE) == OMPI_DATATYPE_FLAG_DATA_INT);
 }

@@ -131,13 +131,14 @@ int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
                                        mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
-    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
+    mca_coll_loom_shm_run_t shm_run;
     mca_coll_loom_reduce_ctx_t reduce_ctx;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
     size_t *owned;
 
+    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
     status = loom_reduce_scatter_prepare(sbuf, rbuf, rcount, NULL, dtype, op, module,
                                          &reduce_ctx, &info, &owned, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
@@ -154,13 +155,14 @@ int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcount
                                  struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
-    mca_coll_loom_shm_run_t shm_run = { .shm = NULL };
+    mca_coll_loom_shm_run_t shm_run;
     mca_coll_loom_reduce_ctx_t reduce_ctx;
     mca_coll_loom_op_t info;
     loom_status_t status;
     loom_sched_t *sched;
     size_t *owned;
 
+    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
     status = loom_reduce_scatter_prepare(sbuf, rbuf, 0, rcounts, dtype, op, module,
                                          &reduce_ctx, &info, &owned, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {

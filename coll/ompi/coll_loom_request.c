@@ -47,10 +47,10 @@ void mca_coll_loom_account(const mca_coll_loom_op_t *op, loom_status_t status)
     if (status != LOOM_OK) {
         return;
     }
-    __atomic_add_fetch(&n->calls, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&n->bytes, op->bytes, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&n->alg[op->alg_index], 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&n->time_ns, mca_coll_loom_now_ns() - op->start_ns, __ATOMIC_RELAXED);
+    mca_coll_loom_count(&n->calls, 1);
+    mca_coll_loom_count(&n->bytes, op->bytes);
+    mca_coll_loom_count(&n->alg[op->alg_index], 1);
+    mca_coll_loom_count(&n->time_ns, mca_coll_loom_now_ns() - op->start_ns);
 }
 
 /* Report once per timeout period without progress; 1 when it reported. */
