@@ -13,10 +13,23 @@
  * The staging area is bounded by bytes: staging a chunk that does not fit
  * waits for the writer to free room, and that wait is the stall the
  * statistics report.  A chunk larger than the whole area is staged alone.
+ *
+ * While the caller is inside a save the writer is idle (the previous
+ * save is finished), so it shares the copies: they wait until the caller
+ * has staged everything (or needs room), then both threads take them
+ * chunk by chunk.  From the first chunk staged the writer polls instead
+ * of sleeping: in a VM, waking a sleeping thread on an idle core takes
+ * about as long as the work.  It does not help with the scan of the page
+ * tables that comes before: a second thread of the process running then
+ * makes every write-protection the scan applies interrupt that thread's
+ * core (TLB shootdown), which doubled the scan here.  The caller returns
+ * only when every copy is done, so the application never writes a chunk
+ * that is still being read.
  */
 #include "ckpt/async.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +44,7 @@ typedef struct staged {
     char old[LOOM_CKPT_HASH_HEX + 1];   /* empty: no committed chunk */
     int store;
     int hashed;
+    const void *src;                    /* the copy still to make, or NULL */
     size_t len;
     size_t cap;                         /* bytes data[] can hold */
     unsigned char data[];
@@ -42,6 +56,11 @@ struct loom_ckpt_async {
     pthread_mutex_t lock;
     pthread_cond_t cond;        /* both directions: work queued, room freed */
     staged_t *head, *tail;
+    staged_t *uncopied;         /* the first staged chunk not copied yet; the
+                                 * rest of the queue after it is not either */
+    int copying;                /* the caller copies: the writer helps */
+    int copies_in_flight;
+    int attending;              /* copies are coming: the writer polls */
     size_t staged_bytes;
     size_t capacity;
     /* Buffers written out, kept for the next save: fresh memory would
@@ -142,6 +161,56 @@ static void write_manifest(loom_ckpt_async_t *a)
     a->status = st;
 }
 
+/* Takes the next uncopied chunk and copies it, with a->lock held on entry
+ * and on return; 0 when none is left. */
+static int copy_next(loom_ckpt_async_t *a)
+{
+    staged_t *s = a->uncopied;
+    if (s == NULL) {
+        return 0;
+    }
+    a->uncopied = s->next;
+    a->copies_in_flight++;
+    pthread_mutex_unlock(&a->lock);
+    memcpy(s->data, s->src, s->len);
+    s->src = NULL;
+    pthread_mutex_lock(&a->lock);
+    a->copies_in_flight--;
+    return 1;
+}
+
+/* Lets the other thread run for a moment; a->lock held on entry and on
+ * return.  Both threads wait this way inside a save (see the top). */
+static void poll_once(loom_ckpt_async_t *a)
+{
+    pthread_mutex_unlock(&a->lock);
+    sched_yield();
+    pthread_mutex_lock(&a->lock);
+}
+
+/* The caller copies every staged chunk, the writer helping; a->lock held. */
+static void copy_staged(loom_ckpt_async_t *a)
+{
+    if (a->uncopied == NULL) {
+        return;
+    }
+    a->copying = 1;
+    pthread_cond_broadcast(&a->cond);
+    while (copy_next(a)) {
+    }
+    while (a->copies_in_flight > 0) {
+        poll_once(a);
+    }
+    a->copying = 0;
+}
+
+/* Whether the writer has anything to do; a->lock held. */
+static int writer_has_work(const loom_ckpt_async_t *a)
+{
+    return a->manifest_queued || a->closing || (a->draining && a->head != NULL) ||
+           (a->copying && a->uncopied != NULL);
+}
+
 static void *writer_main(void *arg)
 {
     loom_ckpt_async_t *a = arg;
@@ -150,10 +219,18 @@ static void *writer_main(void *arg)
         /* Staged chunks wait until the caller has returned (the manifest
          * is queued) or needs room: hashing and writing beside its copy
          * would only slow the copy down (memory bandwidth, cores). */
-        while (!a->manifest_queued && !a->closing && !(a->draining && a->head != NULL)) {
-            pthread_cond_wait(&a->cond, &a->lock);
+        while (!writer_has_work(a)) {
+            if (a->attending) {
+                poll_once(a);
+            } else {
+                pthread_cond_wait(&a->cond, &a->lock);
+            }
         }
-        if (a->head != NULL) {
+        if (a->copying && a->uncopied != NULL) {
+            while (copy_next(a)) {
+            }
+            pthread_cond_broadcast(&a->cond);
+        } else if (a->head != NULL) {
             staged_t *s = a->head;
             a->head = s->next;
             if (a->head == NULL) {
@@ -222,6 +299,7 @@ loom_status_t loom_ckpt_async_stage(loom_ckpt_async_t *a,
     pthread_mutex_lock(&a->lock);
     if (a->staged_bytes > 0 && a->staged_bytes + len > a->capacity) {
         uint64_t t0 = now_ns();
+        copy_staged(a);     /* the writer takes only copied chunks */
         a->draining = 1;
         pthread_cond_broadcast(&a->cond);
         while (a->staged_bytes > 0 && a->staged_bytes + len > a->capacity) {
@@ -267,9 +345,8 @@ loom_status_t loom_ckpt_async_stage(loom_ckpt_async_t *a,
     s->store = what->store;
     s->hashed = what->hashed;
     s->len = len;
+    s->src = data;      /* copied at the end of the save, or before a drain */
     s->next = NULL;
-    /* The copy is the application's cost of an asynchronous save. */
-    memcpy(s->data, data, len);
     pthread_mutex_lock(&a->lock);
     a->staged_bytes += len;
     if (a->staged_bytes > a->ckpt->stats.staging_peak) {
@@ -281,7 +358,13 @@ loom_status_t loom_ckpt_async_stage(loom_ckpt_async_t *a,
         a->head = s;
     }
     a->tail = s;
-    pthread_cond_broadcast(&a->cond);
+    if (a->uncopied == NULL) {
+        a->uncopied = s;
+    }
+    if (!a->attending) {
+        a->attending = 1;   /* wakes now, while the caller stages the rest */
+        pthread_cond_broadcast(&a->cond);
+    }
     pthread_mutex_unlock(&a->lock);
     return LOOM_OK;
 }
@@ -290,6 +373,9 @@ void loom_ckpt_async_end(loom_ckpt_async_t *a, const char *stepdir,
                          const char *name, loom_ckpt_manifest_t *m)
 {
     pthread_mutex_lock(&a->lock);
+    /* The copies are the application's cost of an asynchronous save. */
+    copy_staged(a);
+    a->attending = 0;
     snprintf(a->stepdir, sizeof(a->stepdir), "%s", stepdir);
     snprintf(a->name, sizeof(a->name), "%s", name);
     a->manifest = m;
