@@ -162,21 +162,30 @@ static void write_manifest(loom_ckpt_async_t *a)
 }
 
 /* Takes the next uncopied chunk and copies it, with a->lock held on entry
- * and on return; 0 when none is left. */
+ * and on return; 0 when none is left.  src goes NULL under the lock once
+ * the copy is made: the writer takes only such chunks. */
 static int copy_next(loom_ckpt_async_t *a)
 {
     staged_t *s = a->uncopied;
     if (s == NULL) {
         return 0;
     }
+    const void *src = s->src;
     a->uncopied = s->next;
     a->copies_in_flight++;
     pthread_mutex_unlock(&a->lock);
-    memcpy(s->data, s->src, s->len);
-    s->src = NULL;
+    memcpy(s->data, src, s->len);
     pthread_mutex_lock(&a->lock);
+    s->src = NULL;
     a->copies_in_flight--;
     return 1;
+}
+
+/* Whether the oldest staged chunk can be hashed and written: its copy is
+ * made (a drain goes on while the caller stages, and copies, newer ones). */
+static int head_copied(const loom_ckpt_async_t *a)
+{
+    return a->head != NULL && a->head->src == NULL;
 }
 
 /* Lets the other thread run for a moment; a->lock held on entry and on
@@ -207,7 +216,8 @@ static void copy_staged(loom_ckpt_async_t *a)
 /* Whether the writer has anything to do; a->lock held. */
 static int writer_has_work(const loom_ckpt_async_t *a)
 {
-    return a->manifest_queued || a->closing || (a->draining && a->head != NULL) ||
+    return (a->manifest_queued && (a->head == NULL || head_copied(a))) ||
+           (a->closing && a->head == NULL) || (a->draining && head_copied(a)) ||
            (a->copying && a->uncopied != NULL);
 }
 
@@ -230,7 +240,7 @@ static void *writer_main(void *arg)
             while (copy_next(a)) {
             }
             pthread_cond_broadcast(&a->cond);
-        } else if (a->head != NULL) {
+        } else if (head_copied(a)) {
             staged_t *s = a->head;
             a->head = s->next;
             if (a->head == NULL) {
@@ -243,7 +253,7 @@ static void *writer_main(void *arg)
             s->next = a->pool;
             a->pool = s;
             pthread_cond_broadcast(&a->cond);
-        } else if (a->manifest_queued) {
+        } else if (a->head == NULL && a->manifest_queued) {
             pthread_mutex_unlock(&a->lock);
             write_manifest(a);
             pthread_mutex_lock(&a->lock);

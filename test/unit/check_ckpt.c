@@ -279,6 +279,31 @@ START_TEST(test_async_shared_copies)
 }
 END_TEST
 
+/* A staging area of two chunks: nearly every chunk waits for room, so the
+ * writer drains while the caller still stages, and must take only chunks
+ * whose copy is made.  Each save must restore bitwise. */
+START_TEST(test_async_drain_takes_copied_chunks)
+{
+    enum { CHUNK = 4096, NCHUNK = 64, ROUNDS = 12 };
+    static unsigned char w[CHUNK * NCHUNK], v[CHUNK * NCHUNK];
+    loom_ckpt_options_t opts = { .chunk_size = CHUNK, .staging_bytes = 2 * CHUNK,
+                                 .track = LOOM_CKPT_TRACK_NONE };
+    loom_ckpt_t *ck = NULL;
+    ck_assert_int_eq(loom_ckpt_open(tmpdir, NULL, &opts, &ck), LOOM_OK);
+    add(ck, "w", w, sizeof(w));
+    for (uint64_t step = 1; step <= ROUNDS; step++) {
+        fill(w, sizeof(w), (unsigned)step * 7);
+        memcpy(v, w, sizeof(w));
+        ck_assert_int_eq(loom_ckpt_save_async(ck, step), LOOM_INPROGRESS);
+        memset(w, 0xee, sizeof(w));
+        ck_assert_int_eq(loom_ckpt_wait(ck), LOOM_OK);
+        ck_assert_int_eq(loom_ckpt_restore(ck, step, NULL), LOOM_OK);
+        ck_assert_int_eq(memcmp(w, v, sizeof(w)), 0);
+    }
+    loom_ckpt_close(ck);
+}
+END_TEST
+
 /* ------------------------------------------------------------ zstd */
 
 START_TEST(test_zstd_chunks)
@@ -733,6 +758,7 @@ static Suite *ckpt_suite(void)
     tcase_add_test(tc, test_incremental_writes_changed_chunks);
     tcase_add_test(tc, test_async_copies_then_commits);
     tcase_add_test(tc, test_async_shared_copies);
+    tcase_add_test(tc, test_async_drain_takes_copied_chunks);
     tcase_add_test(tc, test_zstd_chunks);
     tcase_add_test(tc, test_retention_keeps_last_k);
     tcase_add_test(tc, test_committed_step_never_rewritten);
