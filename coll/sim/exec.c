@@ -6,8 +6,10 @@
  * the two heads; every flow finished by then completes its send and
  * receive alpha later; every completion due then releases the steps that
  * waited on it; then the network re-fills the rates of what changed.
- * Messages meet in a hash table keyed by (source, target, tag), posted
- * first come first matched, as a tag-matching transport does.
+ * A send and its receive paired when the program was built (prog.h)
+ * meet through their records; the others meet in a hash table keyed by
+ * (source, target, tag), posted first come first matched, as a
+ * tag-matching transport does.
  */
 #include "prog.h"
 #include "flow.h"
@@ -277,8 +279,8 @@ static void loom_sim_message(loom_sim_exec_t *x, double now, long send, long rec
 
 static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
 {
-    const loom_sim_prog_t *prog = x->prog;
-    const loom_sim_step_t *st = &prog->steps[s];
+    loom_sim_prog_t *prog = x->prog;
+    loom_sim_step_t *st = &prog->steps[s];
     int r = loom_sim_prog_rank_of(prog, s), is_recv;
     double start, rate;
     long partner;
@@ -287,16 +289,26 @@ static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
     case LOOM_STEP_SEND:
     case LOOM_STEP_RECV:
         is_recv = st->type == LOOM_STEP_RECV;
-        /* A send waits for a receive of (me -> peer), a receive for a send
-         * of (peer -> me). */
-        partner = is_recv ? loom_sim_match_take(x, st->peer, r, st->tag, 0)
-                          : loom_sim_match_take(x, r, st->peer, st->tag, 1);
-        if (partner < 0) {
-            loom_sim_match_put(x, s, is_recv ? st->peer : r, is_recv ? r : st->peer,
-                               st->tag, is_recv);
+        if (st->flags & LOOM_SIM_STEP_PAIRED) {
+            /* The partner is known (prog.h): meet it if it is posted. */
+            partner = st->link;
+            if (!(prog->steps[partner].flags & LOOM_SIM_STEP_POSTED)) {
+                st->flags |= LOOM_SIM_STEP_POSTED;
+                break;
+            }
+            prog->steps[partner].flags &= (uint8_t)~LOOM_SIM_STEP_POSTED;
         } else {
-            loom_sim_message(x, now, is_recv ? partner : s, is_recv ? s : partner);
+            /* A send waits for a receive of (me -> peer), a receive for a
+             * send of (peer -> me); link holds the tag. */
+            partner = is_recv ? loom_sim_match_take(x, st->peer, r, st->link, 0)
+                              : loom_sim_match_take(x, r, st->peer, st->link, 1);
+            if (partner < 0) {
+                loom_sim_match_put(x, s, is_recv ? st->peer : r, is_recv ? r : st->peer,
+                                   st->link, is_recv);
+                break;
+            }
         }
+        loom_sim_message(x, now, is_recv ? partner : s, is_recv ? s : partner);
         break;
     case LOOM_STEP_REDUCE:
     case LOOM_STEP_COPY:
@@ -373,6 +385,7 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
     }
     for (s = 0; s < x->prog->nsteps; ++s) {
         x->prog->steps[s].pending = x->prog->steps[s].ndeps;
+        x->prog->steps[s].flags &= (uint8_t)~LOOM_SIM_STEP_POSTED;
     }
     x->bucket_tail = x->bucket + x->nbuckets;
     for (b = 0; b < x->nbuckets; ++b) {

@@ -37,13 +37,13 @@ static void loom_sim_config(const loom_sim_model_t *m, loom_coll_config_t *cfg)
         cfg->cost_spine_bandwidth_mbs > 0 ? cfg->cost_spine_bandwidth_mbs : 1;
 }
 
-static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model,
+/* One point on prog's layout; prog is rebuilt in place (exec.h). */
+static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model, loom_sim_prog_t *prog,
                                          const loom_sim_layout_t *lay, size_t bytes, int alg,
                                          int in_place, loom_sim_row_t *row)
 {
     loom_allreduce_choice_t choice, forced;
     loom_coll_config_t cfg;
-    loom_sim_prog_t *prog;
     loom_sim_result_t res;
     loom_status_t status;
     loom_team_t *team;
@@ -67,11 +67,11 @@ static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model,
                              .seg_bytes = forced.seg_bytes, .choice_alg = choice.alg,
                              .choice_seg = choice.seg_bytes };
     row->chosen = forced.alg == choice.alg && forced.seg_bytes == choice.seg_bytes;
-    status = loom_sim_prog_build(&(loom_sim_build_params_t){
-                                     .layout = lay,
-                                     .plan = loom_allreduce_algorithms[forced.alg].plan,
-                                     .bytes = bytes, .seg_bytes = forced.seg_bytes,
-                                     .depth = forced.depth, .in_place = in_place }, &prog);
+    status = loom_sim_prog_plan(prog, &(loom_sim_build_params_t){
+                                    .layout = lay,
+                                    .plan = loom_allreduce_algorithms[forced.alg].plan,
+                                    .bytes = bytes, .seg_bytes = forced.seg_bytes,
+                                    .depth = forced.depth, .in_place = in_place });
     if (status == LOOM_ERR_UNSUPPORTED) {
         return LOOM_OK;   /* the row says the plan refused */
     }
@@ -79,7 +79,6 @@ static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model,
         return status;
     }
     status = loom_sim_prog_run(prog, model, &res);
-    loom_sim_prog_destroy(prog);
     if (status != LOOM_OK) {
         return status;
     }
@@ -94,12 +93,17 @@ loom_status_t loom_sim_predict(const loom_sim_model_t *model, int p, size_t byte
                                int in_place, loom_sim_row_t *row_p)
 {
     loom_sim_layout_t *lay;
+    loom_sim_prog_t *prog;
     loom_status_t status = loom_sim_layout_create(model, p, &lay);
 
     if (status != LOOM_OK) {
         return status;
     }
-    status = loom_sim_predict_on(model, lay, bytes, alg, in_place, row_p);
+    status = loom_sim_prog_create(lay, &prog);
+    if (status == LOOM_OK) {
+        status = loom_sim_predict_on(model, prog, lay, bytes, alg, in_place, row_p);
+        loom_sim_prog_destroy(prog);
+    }
     loom_sim_layout_destroy(lay);
     return status;
 }
@@ -109,6 +113,7 @@ loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
 {
     loom_sim_sweep_t sw = { NULL, 0, 0 };
     loom_sim_layout_t *lay;
+    loom_sim_prog_t *prog;
     loom_status_t status = LOOM_OK;
     double t0 = loom_sim_now();
     int nsizes = 0, i, a;
@@ -126,11 +131,17 @@ loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
         if (status != LOOM_OK) {
             break;
         }
+        /* One program per rank count, rebuilt for every point. */
+        status = loom_sim_prog_create(lay, &prog);
+        if (status != LOOM_OK) {
+            loom_sim_layout_destroy(lay);
+            break;
+        }
         for (bytes = o->min_bytes; bytes <= o->max_bytes && status == LOOM_OK;
              bytes *= (size_t)o->factor) {
             for (a = 0; a < o->nalgs && status == LOOM_OK; ++a) {
-                status = loom_sim_predict_on(&o->model, lay, bytes, o->algs[a], o->in_place,
-                                             &sw.rows[sw.nrows]);
+                status = loom_sim_predict_on(&o->model, prog, lay, bytes, o->algs[a],
+                                             o->in_place, &sw.rows[sw.nrows]);
                 sw.nrows += status == LOOM_OK;
             }
             if (progress != NULL) {
@@ -139,6 +150,7 @@ loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
                 fflush(progress);
             }
         }
+        loom_sim_prog_destroy(prog);
         loom_sim_layout_destroy(lay);
     }
     if (progress != NULL) {
