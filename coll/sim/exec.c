@@ -1,7 +1,7 @@
 /*
  * The event-driven executor (exec.h).
  *
- * Two queues: step completions in a binary heap by time, and flows in the
+ * Two queues: step completions in a 4-ary heap by time, and flows in the
  * network (flow.h) by finish time.  The clock jumps to the earlier of
  * the two heads; every flow finished by then completes its send and
  * receive alpha later; every completion due then releases the steps that
@@ -56,6 +56,16 @@ typedef struct loom_sim_exec {
 
 /* ---------------------------------------------------------- event heap */
 
+/*
+ * A 4-ary heap: half the levels of a binary one, and the four children
+ * of a node share one cache line (the array starts 3 events before a
+ * line boundary), so a pop costs fewer misses and mispredicted branches.
+ * Events are totally ordered (a step completes once), so any heap pops
+ * them in the same order.
+ */
+#define LOOM_SIM_HEAP_ARITY 4
+#define LOOM_SIM_HEAP_SKEW  3   /* events before the first line boundary */
+
 /* By time, then by step: simultaneous events run in memory order. */
 static inline int loom_sim_event_before(const loom_sim_event_t *a, const loom_sim_event_t *b)
 {
@@ -65,22 +75,30 @@ static inline int loom_sim_event_before(const loom_sim_event_t *a, const loom_si
 static int loom_sim_event_push(loom_sim_exec_t *x, double t, long step)
 {
     loom_sim_event_t *h, e = { t, step };
-    long i;
+    long i, parent;
 
     if (x->nheap == x->cap_heap) {
         long n = x->cap_heap ? 2 * x->cap_heap : 4096;
 
-        h = realloc(x->heap, sizeof(*h) * (size_t)n);
+        h = aligned_alloc(64, sizeof(*h) * (size_t)(n + LOOM_SIM_HEAP_SKEW + 1));
         if (h == NULL) {
             x->failed = 1;
             return -1;
         }
+        h += LOOM_SIM_HEAP_SKEW;
+        if (x->heap != NULL) {
+            memcpy(h, x->heap, sizeof(*h) * (size_t)x->nheap);
+            free(x->heap - LOOM_SIM_HEAP_SKEW);
+        }
         x->heap = h;
         x->cap_heap = n;
     }
-    for (i = x->nheap++; i > 0 && loom_sim_event_before(&e, &x->heap[(i - 1) / 2]);
-         i = (i - 1) / 2) {
-        x->heap[i] = x->heap[(i - 1) / 2];
+    for (i = x->nheap++; i > 0; i = parent) {
+        parent = (i - 1) / LOOM_SIM_HEAP_ARITY;
+        if (!loom_sim_event_before(&e, &x->heap[parent])) {
+            break;
+        }
+        x->heap[i] = x->heap[parent];
     }
     x->heap[i] = e;
     return 0;
@@ -89,15 +107,18 @@ static int loom_sim_event_push(loom_sim_exec_t *x, double t, long step)
 static loom_sim_event_t loom_sim_event_pop(loom_sim_exec_t *x)
 {
     loom_sim_event_t top = x->heap[0], last = x->heap[--x->nheap];
-    long i = 0, c;
+    long i = 0, c, k, end;
 
     for (;;) {
-        c = 2 * i + 1;
+        c = LOOM_SIM_HEAP_ARITY * i + 1;
         if (c >= x->nheap) {
             break;
         }
-        if (c + 1 < x->nheap && loom_sim_event_before(&x->heap[c + 1], &x->heap[c])) {
-            ++c;
+        end = c + LOOM_SIM_HEAP_ARITY < x->nheap ? c + LOOM_SIM_HEAP_ARITY : x->nheap;
+        for (k = c + 1; k < end; ++k) {
+            if (loom_sim_event_before(&x->heap[k], &x->heap[c])) {
+                c = k;
+            }
         }
         if (!loom_sim_event_before(&x->heap[c], &last)) {
             break;
@@ -399,7 +420,9 @@ static void loom_sim_exec_fini(loom_sim_exec_t *x)
 {
     loom_sim_net_destroy(x->net);
     free(x->compute_free);
-    free(x->heap);
+    if (x->heap != NULL) {
+        free(x->heap - LOOM_SIM_HEAP_SKEW);
+    }
     free(x->bucket);
     free(x->posted);
 }
