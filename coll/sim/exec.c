@@ -350,11 +350,30 @@ static void loom_sim_step_done(loom_sim_exec_t *x, double now, long s)
     x->last = now;
     const loom_sim_step_t *st = &prog->steps[s];
 
-    for (i = st->dep_first; i < (long)st->dep_first + st->ndependents; ++i) {
-        d = prog->dependents[i];
+    switch (st->flags >> LOOM_SIM_STEP_NDEP_SHIFT & 3) {
+    case 3:
+        for (i = st->dep0; i < (long)st->dep0 + st->dep1; ++i) {
+            d = prog->dependents[i];
+            if (--prog->steps[d].pending == 0) {
+                loom_sim_step_start(x, now, d);
+            }
+        }
+        break;
+    case 2:
+        /* In the order the schedule lists them. */
+        d = st->dep1;
+        if (--prog->steps[st->dep0].pending == 0) {
+            loom_sim_step_start(x, now, st->dep0);
+        }
         if (--prog->steps[d].pending == 0) {
             loom_sim_step_start(x, now, d);
         }
+        break;
+    case 1:
+        if (--prog->steps[st->dep0].pending == 0) {
+            loom_sim_step_start(x, now, st->dep0);
+        }
+        break;
     }
 }
 
@@ -404,10 +423,15 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
     if (x->compute_free == NULL || x->bucket == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
-    for (s = 0; s < x->prog->nsteps; ++s) {
-        x->prog->steps[s].pending = x->prog->steps[s].ndeps;
-        x->prog->steps[s].flags &= (uint8_t)~LOOM_SIM_STEP_POSTED;
+    /* A program runs once per build in a sweep: its counters are reset
+     * only when it ran before (a pass over gigabytes at 4096 ranks). */
+    if (!x->prog->as_built) {
+        for (s = 0; s < x->prog->nsteps; ++s) {
+            x->prog->steps[s].pending = x->prog->steps[s].ndeps;
+            x->prog->steps[s].flags &= (uint8_t)~LOOM_SIM_STEP_POSTED;
+        }
     }
+    x->prog->as_built = 0;
     x->bucket_tail = x->bucket + x->nbuckets;
     for (b = 0; b < x->nbuckets; ++b) {
         x->bucket[b] = x->bucket_tail[b] = -1;

@@ -180,18 +180,19 @@ static void loom_sim_meet_settle(loom_sim_prog_t *prog)
 /* ----------------------------------------------------------- building */
 
 /* Puts rank r's schedule into place: its k-th step at k * p + r, who
- * waits on whom turned around into per-step lists of dependents (rank
- * r's together), its messages noted for pairing. */
+ * waits on whom turned around into per-step lists of dependents (in the
+ * record, or rank r's together in the array), its messages noted for
+ * pairing. */
 static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *sched)
 {
-    long n = sched->nsteps, p = prog->p, edges = 0, i, at, s;
-    int32_t *cnt, *first;
+    long n = sched->nsteps, p = prog->p, i, at, s;
+    int32_t *cnt, *fill, *dep0, *dep1;
     const loom_step_desc_t *d;
     int k, ndeps, is_recv;
 
     /* Indices are 32-bit: 2^31 steps would be some 64 GB. */
     if (n * p >= INT32_MAX ||
-        loom_sim_prog_grow((void **)&prog->tmp, &prog->cap_tmp, 2 * n, sizeof(int32_t)) != 0) {
+        loom_sim_prog_grow((void **)&prog->tmp, &prog->cap_tmp, 4 * n, sizeof(int32_t)) != 0) {
         return -1;
     }
     if (n > prog->cap_levels) {
@@ -204,36 +205,49 @@ static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *s
         prog->cap_levels = levels;
     }
     cnt = prog->tmp;
-    first = prog->tmp + n;
+    fill = prog->tmp + n;
+    dep0 = prog->tmp + 2 * n;
+    dep1 = prog->tmp + 3 * n;
     memset(cnt, 0, sizeof(*cnt) * (size_t)n);
     for (i = 0; i < n; ++i) {
         d = &sched->steps[i].desc;
         for (k = 0; k < d->ndeps; ++k) {
             if (d->deps[k] >= 0) {
                 cnt[d->deps[k]]++;
-                edges++;
             }
         }
     }
-    if (prog->nedges + edges >= INT32_MAX ||
-        loom_sim_prog_grow((void **)&prog->dependents, &prog->cap_edges, prog->nedges + edges,
-                           sizeof(int32_t)) != 0) {
-        return -1;
-    }
+    /* Up to two dependents sit in the record; a step with more has them
+     * in the array, dep1 of them from dep0 on. */
     at = prog->nedges;
     for (i = 0; i < n; ++i) {
-        if (cnt[i] > UINT16_MAX) {
-            return -1;
+        fill[i] = 0;
+        dep0[i] = dep1[i] = -1;
+        if (cnt[i] > LOOM_SIM_STEP_INLINE_DEPS) {
+            dep0[i] = (int32_t)at;
+            dep1[i] = cnt[i];
+            at += cnt[i];
         }
-        first[i] = (int32_t)at;
-        at += cnt[i];
-        cnt[i] = 0;   /* counts again while filling */
+    }
+    if (at >= INT32_MAX ||
+        loom_sim_prog_grow((void **)&prog->dependents, &prog->cap_edges, at,
+                           sizeof(int32_t)) != 0) {
+        return -1;
     }
     for (i = 0; i < n; ++i) {
         d = &sched->steps[i].desc;
         for (k = 0; k < d->ndeps; ++k) {
-            if (d->deps[k] >= 0) {
-                prog->dependents[first[d->deps[k]] + cnt[d->deps[k]]++] = (int32_t)(i * p + r);
+            int dep = d->deps[k];
+
+            if (dep < 0) {
+                continue;
+            }
+            if (cnt[dep] > LOOM_SIM_STEP_INLINE_DEPS) {
+                prog->dependents[dep0[dep] + fill[dep]++] = (int32_t)(i * p + r);
+            } else if (fill[dep]++ == 0) {
+                dep0[dep] = (int32_t)(i * p + r);
+            } else {
+                dep1[dep] = (int32_t)(i * p + r);
             }
         }
     }
@@ -244,10 +258,13 @@ static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *s
         for (ndeps = 0, k = 0; k < d->ndeps; ++k) {
             ndeps += d->deps[k] >= 0;
         }
-        prog->steps[s] = (loom_sim_step_t){ .bytes = d->bytes, .peer = d->peer, .owner = r,
-                                            .link = d->tag_step, .dep_first = (uint32_t)first[i],
-                                            .ndependents = (uint16_t)cnt[i],
-                                            .type = (uint8_t)d->type, .ndeps = (uint8_t)ndeps };
+        prog->steps[s] = (loom_sim_step_t){
+            .bytes = d->bytes, .peer = d->peer, .owner = r, .link = d->tag_step,
+            .dep0 = (uint32_t)dep0[i], .dep1 = (uint32_t)dep1[i],
+            .type = (uint8_t)d->type, .ndeps = (uint8_t)ndeps, .pending = (uint8_t)ndeps,
+            .flags = (uint8_t)((cnt[i] > LOOM_SIM_STEP_INLINE_DEPS ? LOOM_SIM_STEP_INLINE_DEPS + 1
+                                                                   : cnt[i])
+                               << LOOM_SIM_STEP_NDEP_SHIFT) };
         if (d->type == LOOM_STEP_SEND || d->type == LOOM_STEP_RECV) {
             is_recv = d->type == LOOM_STEP_RECV;
             if (loom_sim_meet_note(prog, r, s, is_recv ? d->peer : r, is_recv ? r : d->peer,
@@ -271,7 +288,8 @@ static void loom_sim_prog_holes(loom_sim_prog_t *prog)
     for (r = 0; r < p; ++r) {
         for (k = prog->count[r]; k < prog->levels; ++k) {
             prog->steps[k * p + r] = (loom_sim_step_t){ .type = LOOM_SIM_STEP_NONE,
-                                                        .owner = (int32_t)r, .ndeps = 1 };
+                                                        .owner = (int32_t)r, .ndeps = 1,
+                                                        .pending = 1 };
         }
     }
     prog->nsteps = prog->levels * p;
@@ -325,6 +343,7 @@ static void loom_sim_prog_reset(loom_sim_prog_t *prog)
     long i;
 
     prog->levels = prog->nsteps = prog->real_steps = prog->nedges = 0;
+    prog->as_built = 0;
     prog->nsettle = 0;
     if (prog->nmeets > 0) {
         for (i = 0; i < prog->cap_meets; ++i) {
@@ -389,6 +408,7 @@ loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_par
         }
     }
     loom_sim_prog_holes(prog);
+    prog->as_built = 1;
 out:
     team->rank = 0;
     loom_team_destroy(team);

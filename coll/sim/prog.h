@@ -3,9 +3,9 @@
  * and runs it).  Shared by the builder and the executor only.
  *
  * One 32-byte record per step holds all the executor touches when the
- * step starts or ends, and its dependents sit in one array, each rank's
- * together: at 4096 ranks the steps fill gigabytes and the run is bound
- * by cache misses, so a step must cost as few lines as possible.
+ * step starts or ends, its dependents included unless it has more than
+ * two: at 4096 ranks the steps fill gigabytes and the run is bound by
+ * cache misses, so a step must cost as few lines as possible.
  *
  * The steps are interleaved: step k of rank r is record k * p + r, so
  * step k of every rank sits together (ranks run the same step at about
@@ -30,16 +30,20 @@
 #define LOOM_SIM_STEP_NONE 0xFF
 
 /* loom_sim_step_t.flags */
-#define LOOM_SIM_STEP_PAIRED 0x1    /* link is the partner's step, not the tag */
-#define LOOM_SIM_STEP_POSTED 0x2    /* while running: posted, the partner not yet */
+#define LOOM_SIM_STEP_PAIRED     0x1    /* link is the partner's step, not the tag */
+#define LOOM_SIM_STEP_POSTED     0x2    /* while running: posted, the partner not yet */
+#define LOOM_SIM_STEP_NDEP_SHIFT 2      /* bits 2-3: dependents, 3 meaning more than 2 */
+#define LOOM_SIM_STEP_INLINE_DEPS 2
 
 typedef struct loom_sim_step {
     uint64_t    bytes;
     int32_t     peer;
     int32_t     owner;          /* the rank whose schedule holds it */
     uint32_t    link;           /* PAIRED: the partner's step; else the tag */
-    uint32_t    dep_first;      /* its dependents: dependents[dep_first ..] */
-    uint16_t    ndependents;
+    /* Its dependents: up to two here (most steps have one or two, and
+     * the record is read anyway when the step ends: no miss in another
+     * array); more: dependents[dep0 .. dep0 + dep1 - 1]. */
+    uint32_t    dep0, dep1;
     uint8_t     type;           /* loom_step_type_t */
     uint8_t     ndeps;
     uint8_t     pending;        /* while running: deps not yet done */
@@ -66,14 +70,18 @@ struct loom_sim_prog {
     long            levels;         /* the most steps of one rank */
     long            nsteps;         /* levels * p, holes included */
     long            real_steps;     /* not counting holes */
+    int             as_built;       /* no run since the build: every pending
+                                     * is ndeps, no step is posted */
     loom_sim_step_t *steps;
     long            cap_levels;
-    int32_t         *dependents;    /* global step indices */
+    int32_t         *dependents;    /* global step indices, of steps with more
+                                     * than two, each rank's together */
     long            nedges, cap_edges;
     int32_t         *count;         /* per rank: its steps */
     /* Kept from one build to the next, so that a sweep allocates (and
      * the kernel faults in) the big arrays once. */
-    int32_t         *tmp;           /* per step of one rank: dependents, first */
+    int32_t         *tmp;           /* per step of one rank: dependents, filled,
+                                     * the two in the record */
     long            cap_tmp;
     loom_sim_meet_t *meets;         /* open addressing by key */
     long            nmeets, cap_meets;
