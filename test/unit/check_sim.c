@@ -211,6 +211,7 @@ START_TEST(test_sim_options_rejected)
         { { "loom-sim", "-b", "0" }, "-b" },
         { { "loom-sim", "-e", "12Q" }, "-e" },
         { { "loom-sim", "-f", "1" }, "-f" },
+        { { "loom-sim", "-j", "0" }, "-j" },
         { { "loom-sim", "--map-by", "rack" }, "--map-by" },
         { { "loom-sim", "--oversubscription", "0.5" }, "oversubscription" },
         { { "loom-sim", "--set", "nic_gbs=-1" }, "nic_gbs" },
