@@ -557,8 +557,15 @@ void loom_sim_net_settle(loom_sim_net_t *net, double now)
         }
     }
     for (i = 0; i < nf; ++i) {
+        double finish;
+
         f = &net->flows[net->comp_flows[i]];
-        f->finish = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
-        loom_sim_heap_fix(net, f->heap_pos);
+        finish = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
+        /* Most of a large part keeps its finish time: its place in the
+         * heap is right as it is (fixing it would move nothing). */
+        if (finish != f->finish) {
+            f->finish = finish;
+            loom_sim_heap_fix(net, f->heap_pos);
+        }
     }
 }
