@@ -133,6 +133,112 @@ START_TEST(test_sim_star_shares_nic)
 }
 END_TEST
 
+/* Max-min fair rates the plain way: every round scans every link and
+ * flow for the lowest share (or cap), and every flow on a link within
+ * 1e-12 of it freezes there; the network's heaps must give these rates
+ * to the last bit. */
+#define FILL_LINKS 24
+#define FILL_FLOWS 160
+
+static void fill_reference(const double *cap, int nflows, const int (*links)[4],
+                           const int *nlinks, const double *fcap, double *rate)
+{
+    double rem[FILL_LINKS], level, thr;
+    int cnt[FILL_LINKS] = { 0 }, frozen[FILL_FLOWS] = { 0 }, left = nflows, f, k, l, bott;
+
+    for (l = 0; l < FILL_LINKS; ++l) {
+        rem[l] = cap[l] > 0 ? cap[l] : HUGE_VAL;
+    }
+    for (f = 0; f < nflows; ++f) {
+        for (k = 0; k < nlinks[f]; ++k) {
+            cnt[links[f][k]]++;
+        }
+    }
+    while (left > 0) {
+        level = HUGE_VAL;
+        for (l = 0; l < FILL_LINKS; ++l) {
+            if (cnt[l] > 0 && rem[l] / cnt[l] < level) {
+                level = rem[l] / cnt[l];
+            }
+        }
+        for (f = 0; f < nflows; ++f) {
+            if (!frozen[f] && fcap[f] < level) {
+                level = fcap[f];
+            }
+        }
+        thr = level * (1 + 1e-12);
+        for (f = 0; f < nflows; ++f) {
+            if (frozen[f]) {
+                continue;
+            }
+            bott = fcap[f] <= thr;
+            for (k = 0; k < nlinks[f] && !bott; ++k) {
+                bott = rem[links[f][k]] / cnt[links[f][k]] <= thr;
+            }
+            if (bott) {
+                frozen[f] = 1;
+                rate[f] = level;
+                --left;
+            }
+        }
+        for (f = 0; f < nflows; ++f) {
+            if (frozen[f] == 1) {
+                frozen[f] = 2;
+                for (k = 0; k < nlinks[f]; ++k) {
+                    rem[links[f][k]] -= level;
+                    cnt[links[f][k]] -= 1;
+                }
+            }
+        }
+    }
+}
+
+/* Random networks with many equal capacities (ties between links and
+ * caps, several levels per part, unlimited links and flows). */
+START_TEST(test_sim_fill_matches_reference)
+{
+    static const double link_caps[] = { 10e9, 20e9, 40e9, 0 }, flow_caps[] = { 5e9, 15e9, 0 };
+    double cap[FILL_LINKS], fcap[FILL_FLOWS], rate[FILL_FLOWS];
+    int links[FILL_FLOWS][4], nlinks[FILL_FLOWS], seed, f, k, j, l, nflows;
+    unsigned x = 12345;
+    loom_sim_net_t *net;
+
+    for (seed = 0; seed < 50; ++seed) {
+        for (l = 0; l < FILL_LINKS; ++l) {
+            x = x * 1103515245u + 12345u;
+            cap[l] = link_caps[(x >> 16) % 4];
+        }
+        nflows = 20 + seed * 2;
+        ck_assert_int_eq(loom_sim_net_create(FILL_LINKS, cap, &net), LOOM_OK);
+        for (f = 0; f < nflows; ++f) {
+            x = x * 1103515245u + 12345u;
+            nlinks[f] = 1 + (int)((x >> 16) % 4);
+            fcap[f] = flow_caps[(x >> 8) % 3];
+            for (k = 0; k < nlinks[f]; ++k) {
+                do {   /* distinct links */
+                    x = x * 1103515245u + 12345u;
+                    l = (int)((x >> 16) % FILL_LINKS);
+                    for (j = 0; j < k && links[f][j] != l; ++j) {
+                    }
+                } while (j < k);
+                links[f][k] = l;
+            }
+            ck_assert_int_eq(loom_sim_net_add(net, 0, 1e6, fcap[f], links[f], nlinks[f], f),
+                             LOOM_OK);
+            fcap[f] = fcap[f] > 0 ? fcap[f] : HUGE_VAL;
+        }
+        loom_sim_net_settle(net, 0);
+        fill_reference(cap, nflows, (const int (*)[4])links, nlinks, fcap, rate);
+        for (f = 0; f < nflows; ++f) {
+            ck_assert_msg(loom_sim_net_rate_of(net, f) == rate[f],
+                          "seed %d flow %d: %.17g, the plain filling %.17g", seed, f,
+                          loom_sim_net_rate_of(net, f), rate[f]);
+        }
+        loom_sim_net_destroy(net);
+    }
+}
+END_TEST
+
 /* 8 ranks, one per node, 4 nodes per rack, rack uplinks of half a NIC.
  * Recursive doubling's last round pairs r with r^4: the 4 flows of each
  * rack share its uplink, U/4 = 1/(8b) each, 8 times slower than the two
@@ -395,6 +501,7 @@ int main(void)
     tcase_add_test(tc, test_sim_ring_closed_form);
     tcase_add_test(tc, test_sim_rabenseifner_pow2);
     tcase_add_test(tc, test_sim_star_shares_nic);
+    tcase_add_test(tc, test_sim_fill_matches_reference);
     tcase_add_test(tc, test_sim_uplink_contention);
     tcase_add_test(tc, test_sim_calibrate_recovers);
     tcase_add_test(tc, test_sim_options_rejected);
