@@ -34,8 +34,19 @@ typedef struct loom_sim_build_params {
  * as the engine's adapter would create it. */
 loom_status_t loom_sim_layout_team(const loom_sim_layout_t *lay, loom_team_t **team_p);
 
-/* Builds every rank's schedule; a plan that refuses (LOOM_ERR_UNSUPPORTED
- * for a size or layout it does not handle) returns its status. */
+/* An empty program for layout's ranks (layout must outlive it). */
+loom_status_t loom_sim_prog_create(const loom_sim_layout_t *layout, loom_sim_prog_t **prog_p);
+
+/* Builds every rank's schedule into prog, replacing what it held and
+ * reusing its memory: a sweep keeps one program across sizes and
+ * algorithms, so the gigabytes of a 4096-rank one are allocated and
+ * faulted in once.  params->layout must be prog's.  A plan that refuses
+ * (LOOM_ERR_UNSUPPORTED for a size or layout it does not handle) returns
+ * its status and leaves prog empty. */
+loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_params_t *params);
+
+/* loom_sim_prog_create, then loom_sim_prog_plan; nothing is handed out
+ * when planning fails. */
 loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *params,
                                   loom_sim_prog_t **prog_p);
 void loom_sim_prog_destroy(loom_sim_prog_t *prog);

@@ -19,6 +19,12 @@ typedef struct loom_sim_flow {
     int     frozen;
 } loom_sim_flow_t;
 
+/* An entry of the filling heaps: a link by share or a flow by cap. */
+typedef struct loom_sim_kentry {
+    double  key;
+    int     index;
+} loom_sim_kentry_t;
+
 typedef struct loom_sim_link {
     double  cap;
     double  rem;            /* while filling: capacity not yet handed out */
@@ -44,6 +50,10 @@ struct loom_sim_net {
     int             *comp_flows, *comp_links, *queue;
     int             cap_comp_flows, cap_comp_links, cap_queue;
     unsigned        epoch;
+    loom_sim_kentry_t *lheap, *cheap;   /* while filling: links by share, flows by cap */
+    int             cap_lheap, cap_cheap;
+    int             *fresh;         /* while filling: the flows frozen this round */
+    int             cap_fresh;
 };
 
 static int loom_sim_grow(int **a, int *cap, int need)
@@ -104,6 +114,9 @@ void loom_sim_net_destroy(loom_sim_net_t *net)
     free(net->comp_flows);
     free(net->comp_links);
     free(net->queue);
+    free(net->lheap);
+    free(net->cheap);
+    free(net->fresh);
     free(net);
 }
 
@@ -343,27 +356,122 @@ static int loom_sim_collect(loom_sim_net_t *net, int *nf_p, int *nl_p)
     return 0;
 }
 
+/* ------------------------------------------------------ filling heaps */
+
+/* Min-heaps of (key, index) for the progressive filling: links by their
+ * fair share, flows by their own cap. */
+static void loom_sim_kheap_down(loom_sim_kentry_t *h, int n, int i)
+{
+    loom_sim_kentry_t e = h[i];
+    int c;
+
+    for (;;) {
+        c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && h[c + 1].key < h[c].key) {
+            ++c;
+        }
+        if (!(h[c].key < e.key)) {
+            break;
+        }
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
+static void loom_sim_kheap_push(loom_sim_kentry_t *h, int *n, double key, int index)
+{
+    loom_sim_kentry_t e = { key, index };
+    int i;
+
+    for (i = (*n)++; i > 0 && e.key < h[(i - 1) / 2].key; i = (i - 1) / 2) {
+        h[i] = h[(i - 1) / 2];
+    }
+    h[i] = e;
+}
+
+static loom_sim_kentry_t loom_sim_kheap_pop(loom_sim_kentry_t *h, int *n)
+{
+    loom_sim_kentry_t top = h[0];
+
+    h[0] = h[--*n];
+    if (*n > 0) {
+        loom_sim_kheap_down(h, *n, 0);
+    }
+    return top;
+}
+
+static int loom_sim_kheap_reserve(loom_sim_kentry_t **h, int *cap, int need)
+{
+    int n = *cap ? *cap : 64;
+    loom_sim_kentry_t *b;
+
+    if (need <= *cap) {
+        return 0;
+    }
+    while (n < need) {
+        n *= 2;
+    }
+    b = realloc(*h, sizeof(*b) * (size_t)n);
+    if (b == NULL) {
+        return -1;
+    }
+    *h = b;
+    *cap = n;
+    return 0;
+}
+
+/* A link's entry is current while the link has flows to share and its
+ * share is still the one the entry holds (shares change by re-pushing). */
+static int loom_sim_share_current(const loom_sim_net_t *net, const loom_sim_kentry_t *e)
+{
+    const loom_sim_link_t *lk = &net->links[e->index];
+
+    return lk->cnt > 0 && e->key == lk->rem / lk->cnt;
+}
+
 /*
  * Progressive filling on one connected part: raise every unfrozen flow's
  * rate together; when a link runs full (or a flow reaches its own cap)
  * the flows on it freeze at the level reached.  Each round freezes at
- * least one flow, and rounds are as many as distinct bottleneck levels,
- * usually one or two.
+ * least one flow; the level of a round is the smallest share rem/cnt of
+ * a link (or cap of an unfrozen flow), and every flow on a link whose
+ * share is within 1e-12 of it (or capped there) freezes at that level.
+ * Links sit in a heap by share and flows in one by cap, so a round costs
+ * the links and flows it freezes (times log n), not a pass over the
+ * whole part: a part can hold thousands of flows and as many distinct
+ * levels (a double binary tree's every NIC, the ring with --map-by
+ * node).  Shares are recomputed as rem/cnt exactly as before, and a
+ * link takes level once per flow frozen on it, so the rates are those
+ * of a plain round-by-round pass, to the last bit.
  */
 void loom_sim_net_settle(loom_sim_net_t *net, double now)
 {
-    int nf, nl, left, i, k, bott;
-    double level, thr, share;
+    int nf, nl, left, i, k, nlh = 0, nch = 0, nnew;
+    double level, thr;
+    loom_sim_kentry_t e;
     loom_sim_flow_t *f;
     loom_sim_link_t *lk;
+    unsigned stamp;
 
     if (net->ndirty == 0 || loom_sim_collect(net, &nf, &nl) != 0) {
         return;
+    }
+    if (loom_sim_kheap_reserve(&net->lheap, &net->cap_lheap, nl + 1) != 0 ||
+        loom_sim_kheap_reserve(&net->cheap, &net->cap_cheap, nf + 1) != 0 ||
+        loom_sim_grow(&net->fresh, &net->cap_fresh, nf + 1) != 0) {
+        return;   /* the old rates stay: feasible, if not fair */
     }
     for (i = 0; i < nl; ++i) {
         lk = &net->links[net->comp_links[i]];
         lk->rem = lk->cap;
         lk->cnt = lk->nflows;
+        if (lk->cnt > 0) {
+            net->lheap[nlh++] = (loom_sim_kentry_t){ lk->rem / lk->cnt, net->comp_links[i] };
+        }
     }
     for (i = 0; i < nf; ++i) {
         f = &net->flows[net->comp_flows[i]];
@@ -372,59 +480,92 @@ void loom_sim_net_settle(loom_sim_net_t *net, double now)
         f->remaining -= f->rate * (now - f->t_upd);
         f->remaining = f->remaining > 0 ? f->remaining : 0;
         f->t_upd = now;
+        net->cheap[nch++] = (loom_sim_kentry_t){ f->cap, net->comp_flows[i] };
+    }
+    for (i = nlh / 2 - 1; i >= 0; --i) {
+        loom_sim_kheap_down(net->lheap, nlh, i);
+    }
+    for (i = nch / 2 - 1; i >= 0; --i) {
+        loom_sim_kheap_down(net->cheap, nch, i);
     }
     left = nf;
     while (left > 0) {
-        level = HUGE_VAL;
-        for (i = 0; i < nl; ++i) {
-            lk = &net->links[net->comp_links[i]];
-            if (lk->cnt > 0 && lk->rem / lk->cnt < level) {
-                level = lk->rem / lk->cnt;
-            }
+        while (nlh > 0 && !loom_sim_share_current(net, &net->lheap[0])) {
+            loom_sim_kheap_pop(net->lheap, &nlh);
         }
-        for (i = 0; i < nf; ++i) {
-            f = &net->flows[net->comp_flows[i]];
-            if (!f->frozen && f->cap < level) {
-                level = f->cap;
-            }
+        while (nch > 0 && net->flows[net->cheap[0].index].frozen) {
+            loom_sim_kheap_pop(net->cheap, &nch);
+        }
+        level = nlh > 0 ? net->lheap[0].key : HUGE_VAL;
+        if (nch > 0 && net->cheap[0].key < level) {
+            level = net->cheap[0].key;
         }
         thr = level * (1 + 1e-12);
-        for (i = 0; i < nf; ++i) {
-            f = &net->flows[net->comp_flows[i]];
-            if (f->frozen) {
+        /* Who freezes is decided on the shares before this round's. */
+        nnew = 0;
+        while (nlh > 0 && net->lheap[0].key <= thr) {
+            e = loom_sim_kheap_pop(net->lheap, &nlh);
+            if (!loom_sim_share_current(net, &e)) {
                 continue;
             }
-            bott = f->cap <= thr;
-            for (k = 0; k < f->nlinks && !bott; ++k) {
-                lk = &net->links[f->links[k]];
-                share = lk->rem / lk->cnt;
-                bott = share <= thr;
+            lk = &net->links[e.index];
+            for (k = 0; k < lk->nflows; ++k) {
+                f = &net->flows[lk->flows[k]];
+                if (!f->frozen) {
+                    f->frozen = 1;
+                    f->rate = level;
+                    net->fresh[nnew++] = lk->flows[k];
+                }
             }
-            if (!bott) {
-                continue;
-            }
-            f->frozen = 1;
-            f->rate = level;
-            --left;
         }
-        /* Hand out what the newly frozen flows take, after deciding who
-         * froze: a link's share must not change while it is being read. */
-        for (i = 0; i < nf; ++i) {
-            f = &net->flows[net->comp_flows[i]];
-            if (f->frozen != 1) {
-                continue;
+        while (nch > 0 && net->cheap[0].key <= thr) {
+            e = loom_sim_kheap_pop(net->cheap, &nch);
+            f = &net->flows[e.index];
+            if (!f->frozen) {
+                f->frozen = 1;
+                f->rate = level;
+                net->fresh[nnew++] = e.index;
             }
-            f->frozen = 2;
+        }
+        if (nnew == 0) {
+            break;   /* cannot happen: the level's own link or flow freezes */
+        }
+        left -= nnew;
+        /* Hand out what the newly frozen flows take, then queue each
+         * touched link once with its new share. */
+        for (i = 0; i < nnew; ++i) {
+            f = &net->flows[net->fresh[i]];
             for (k = 0; k < f->nlinks; ++k) {
                 lk = &net->links[f->links[k]];
                 lk->rem -= level;
                 lk->cnt -= 1;
             }
         }
+        stamp = ++net->epoch;
+        for (i = 0; i < nnew; ++i) {
+            f = &net->flows[net->fresh[i]];
+            for (k = 0; k < f->nlinks; ++k) {
+                lk = &net->links[f->links[k]];
+                if (lk->cnt > 0 && lk->mark != stamp) {
+                    lk->mark = stamp;
+                    if (loom_sim_kheap_reserve(&net->lheap, &net->cap_lheap, nlh + 1) != 0) {
+                        return;   /* rates of frozen flows set, the rest as they were */
+                    }
+                    loom_sim_kheap_push(net->lheap, &nlh, lk->rem / lk->cnt, f->links[k]);
+                }
+            }
+        }
     }
     for (i = 0; i < nf; ++i) {
+        double finish;
+
         f = &net->flows[net->comp_flows[i]];
-        f->finish = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
-        loom_sim_heap_fix(net, f->heap_pos);
+        finish = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
+        /* Most of a large part keeps its finish time: its place in the
+         * heap is right as it is (fixing it would move nothing). */
+        if (finish != f->finish) {
+            f->finish = finish;
+            loom_sim_heap_fix(net, f->heap_pos);
+        }
     }
 }

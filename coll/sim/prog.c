@@ -15,156 +15,284 @@ static void loom_sim_no_reduce(const void *src, void *dst, size_t count, void *c
     (void)ctx;
 }
 
-static int loom_sim_prog_reserve(loom_sim_prog_t *prog, long steps, long edges)
+/* Grows *a (elements of size esize, *cap of them) to hold need, by at
+ * least a quarter; -1 when out of memory (the array is kept). */
+static int loom_sim_prog_grow(void **a, long *cap, long need, size_t esize)
 {
-    long n;
-    void *a;
+    long n = *cap + *cap / 4;
+    void *b;
 
-    if (steps > prog->cap_steps) {
-        n = prog->cap_steps ? prog->cap_steps : 4096;
-        while (n < steps) {
-            n *= 2;
-        }
-        a = realloc(prog->steps, sizeof(*prog->steps) * (size_t)n);
-        if (a == NULL) {
-            return -1;
-        }
-        prog->steps = a;
-        prog->cap_steps = n;
+    if (need <= *cap) {
+        return 0;
     }
-    if (edges > prog->cap_edges) {
-        n = prog->cap_edges ? prog->cap_edges : 4096;
-        while (n < edges) {
-            n *= 2;
-        }
-        a = realloc(prog->dependents, sizeof(int32_t) * (size_t)n);
-        if (a == NULL) {
-            return -1;
-        }
-        prog->dependents = a;
-        prog->cap_edges = n;
+    n = n > need ? n : need;
+    n = n > 1024 ? n : 1024;
+    b = realloc(*a, esize * (size_t)n);
+    if (b == NULL) {
+        return -1;
     }
+    *a = b;
+    *cap = n;
     return 0;
 }
 
-/* Appends rank r's schedule: the steps, then who waits on whom, turned
- * around into per-step lists of dependents. */
-static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *sched)
-{
-    long first = prog->nsteps, edges = 0, i, at;
-    const loom_step_desc_t *d;
-    loom_sim_step_t *st;
-    int k;
+/* ------------------------------------------------------------ pairing */
 
-    for (i = 0; i < sched->nsteps; ++i) {
-        for (k = 0; k < sched->steps[i].desc.ndeps; ++k) {
-            edges += sched->steps[i].desc.deps[k] >= 0;
-        }
+static uint32_t loom_sim_meet_hash(int32_t src, int32_t dst, uint32_t tag)
+{
+    /* splitmix64's finalizer: tags that differ only in their high bits
+     * (round numbers) must still land apart. */
+    uint64_t h = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) ^
+                 (uint64_t)tag * UINT64_C(0x9E3779B97F4A7C15);
+
+    h ^= h >> 30;
+    h *= UINT64_C(0xBF58476D1CE4E5B9);
+    h ^= h >> 27;
+    h *= UINT64_C(0x94D049BB133111EB);
+    h ^= h >> 31;
+    return (uint32_t)h;
+}
+
+/* The slot of a key (linear probing): its own, or the empty one where it
+ * belongs. */
+static long loom_sim_meet_slot(const loom_sim_meet_t *t, long n, int32_t src, int32_t dst,
+                               uint32_t tag)
+{
+    long i = (long)(loom_sim_meet_hash(src, dst, tag) & (uint32_t)(n - 1));
+
+    while (t[i].src >= 0 && (t[i].src != src || t[i].dst != dst || t[i].tag != tag)) {
+        i = (i + 1) & (n - 1);
     }
-    /* Indices are 32-bit: 2^31 steps would be some 60 GB. */
-    if (first + sched->nsteps >= INT32_MAX || prog->nedges + edges >= INT32_MAX ||
-        loom_sim_prog_reserve(prog, first + sched->nsteps, prog->nedges + edges) != 0) {
+    return i;
+}
+
+/* Doubles the table once half full; -1 when out of memory. */
+static int loom_sim_meet_reserve(loom_sim_prog_t *prog)
+{
+    long n = prog->cap_meets ? 2 * prog->cap_meets : 4096, i;
+    loom_sim_meet_t *t, *o;
+
+    if (2 * (prog->nmeets + 1) <= prog->cap_meets) {
+        return 0;
+    }
+    t = malloc(sizeof(*t) * (size_t)n);
+    if (t == NULL) {
         return -1;
     }
-    prog->base[r] = first;
-    for (i = 0; i < sched->nsteps; ++i) {
-        d = &sched->steps[i].desc;
-        prog->steps[first + i] = (loom_sim_step_t){ .bytes = d->bytes, .peer = d->peer,
-                                                    .tag = d->tag_step, .owner = r,
-                                                    .type = (uint8_t)d->type };
+    for (i = 0; i < n; ++i) {
+        t[i].src = -1;
     }
-    for (i = 0; i < sched->nsteps; ++i) {
+    for (i = 0; i < prog->cap_meets; ++i) {
+        o = &prog->meets[i];
+        if (o->src >= 0) {
+            t[loom_sim_meet_slot(t, n, o->src, o->dst, o->tag)] = *o;
+        }
+    }
+    free(prog->meets);
+    prog->meets = t;
+    prog->cap_meets = n;
+    return 0;
+}
+
+/* Empties slot i, moving back the entries after it that would no longer
+ * be found (deletion without tombstones). */
+static void loom_sim_meet_remove(loom_sim_prog_t *prog, long i)
+{
+    loom_sim_meet_t *t = prog->meets;
+    long n = prog->cap_meets, j = i, home;
+
+    for (;;) {
+        j = (j + 1) & (n - 1);
+        if (t[j].src < 0) {
+            break;
+        }
+        home = (long)(loom_sim_meet_hash(t[j].src, t[j].dst, t[j].tag) & (uint32_t)(n - 1));
+        /* Move j back to i unless its home lies cyclically in (i, j]. */
+        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+            t[i] = t[j];
+            i = j;
+        }
+    }
+    t[i].src = -1;
+    prog->nmeets--;
+}
+
+/* Notes send or receive step s of rank r (key: src, dst, tag); once the
+ * other rank is built too, the key goes to the settle list. */
+static int loom_sim_meet_note(loom_sim_prog_t *prog, int r, long s, int32_t src, int32_t dst,
+                              uint32_t tag, int is_recv)
+{
+    loom_sim_meet_t *m;
+    int other = is_recv ? src : dst;
+
+    if (loom_sim_meet_reserve(prog) != 0) {
+        return -1;
+    }
+    m = &prog->meets[loom_sim_meet_slot(prog->meets, prog->cap_meets, src, dst, tag)];
+    if (m->src < 0) {
+        *m = (loom_sim_meet_t){ .src = src, .dst = dst, .tag = tag, .send = -1, .recv = -1 };
+        prog->nmeets++;
+    }
+    if (is_recv) {
+        m->recv = m->nrecv == 0 ? (int32_t)s : m->recv;
+        m->nrecv += m->nrecv < UINT16_MAX;
+    } else {
+        m->send = m->nsend == 0 ? (int32_t)s : m->send;
+        m->nsend += m->nsend < UINT16_MAX;
+    }
+    if (other > r) {
+        return 0;   /* settled when the other rank is built */
+    }
+    if (loom_sim_prog_grow((void **)&prog->settle, &prog->cap_settle, prog->nsettle + 1,
+                           sizeof(*prog->settle)) != 0) {
+        return -1;
+    }
+    prog->settle[prog->nsettle++] = (loom_sim_key_t){ src, dst, tag };
+    return 0;
+}
+
+/* Both ranks of every listed key are built: a key of one send and one
+ * receive is paired; any other keeps its tag and meets at run time. */
+static void loom_sim_meet_settle(loom_sim_prog_t *prog)
+{
+    const loom_sim_key_t *k;
+    loom_sim_meet_t *m;
+    long i, slot;
+
+    for (i = 0; i < prog->nsettle; ++i) {
+        k = &prog->settle[i];
+        slot = loom_sim_meet_slot(prog->meets, prog->cap_meets, k->src, k->dst, k->tag);
+        m = &prog->meets[slot];
+        if (m->src < 0) {
+            continue;   /* listed twice, settled already */
+        }
+        if (m->nsend == 1 && m->nrecv == 1) {
+            prog->steps[m->send].link = (uint32_t)m->recv;
+            prog->steps[m->send].flags |= LOOM_SIM_STEP_PAIRED;
+            prog->steps[m->recv].link = (uint32_t)m->send;
+            prog->steps[m->recv].flags |= LOOM_SIM_STEP_PAIRED;
+        }
+        loom_sim_meet_remove(prog, slot);
+    }
+    prog->nsettle = 0;
+}
+
+/* ----------------------------------------------------------- building */
+
+/* Puts rank r's schedule into place: its k-th step at k * p + r, who
+ * waits on whom turned around into per-step lists of dependents (in the
+ * record, or rank r's together in the array), its messages noted for
+ * pairing. */
+static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *sched)
+{
+    long n = sched->nsteps, p = prog->p, i, at, s;
+    int32_t *cnt, *fill, *dep0, *dep1;
+    const loom_step_desc_t *d;
+    int k, ndeps, is_recv;
+
+    /* Indices are 32-bit: 2^31 steps would be some 64 GB. */
+    if (n * p >= INT32_MAX ||
+        loom_sim_prog_grow((void **)&prog->tmp, &prog->cap_tmp, 4 * n, sizeof(int32_t)) != 0) {
+        return -1;
+    }
+    if (n > prog->cap_levels) {
+        long levels = prog->cap_levels;
+
+        if (loom_sim_prog_grow((void **)&prog->steps, &levels, n,
+                               sizeof(*prog->steps) * (size_t)p) != 0) {
+            return -1;
+        }
+        prog->cap_levels = levels;
+    }
+    cnt = prog->tmp;
+    fill = prog->tmp + n;
+    dep0 = prog->tmp + 2 * n;
+    dep1 = prog->tmp + 3 * n;
+    memset(cnt, 0, sizeof(*cnt) * (size_t)n);
+    for (i = 0; i < n; ++i) {
         d = &sched->steps[i].desc;
         for (k = 0; k < d->ndeps; ++k) {
             if (d->deps[k] >= 0) {
-                prog->steps[first + i].ndeps++;
-                if (prog->steps[first + d->deps[k]].ndependents == UINT16_MAX) {
-                    return -1;
-                }
-                prog->steps[first + d->deps[k]].ndependents++;
+                cnt[d->deps[k]]++;
             }
         }
     }
+    /* Up to two dependents sit in the record; a step with more has them
+     * in the array, dep1 of them from dep0 on. */
     at = prog->nedges;
-    for (i = 0; i < sched->nsteps; ++i) {
-        st = &prog->steps[first + i];
-        st->dep_first = (uint32_t)at;
-        at += st->ndependents;
-        st->ndependents = 0;   /* counts again while filling */
+    for (i = 0; i < n; ++i) {
+        fill[i] = 0;
+        dep0[i] = dep1[i] = -1;
+        if (cnt[i] > LOOM_SIM_STEP_INLINE_DEPS) {
+            dep0[i] = (int32_t)at;
+            dep1[i] = cnt[i];
+            at += cnt[i];
+        }
     }
-    for (i = 0; i < sched->nsteps; ++i) {
+    if (at >= INT32_MAX ||
+        loom_sim_prog_grow((void **)&prog->dependents, &prog->cap_edges, at,
+                           sizeof(int32_t)) != 0) {
+        return -1;
+    }
+    for (i = 0; i < n; ++i) {
         d = &sched->steps[i].desc;
         for (k = 0; k < d->ndeps; ++k) {
-            if (d->deps[k] >= 0) {
-                st = &prog->steps[first + d->deps[k]];
-                prog->dependents[st->dep_first + st->ndependents++] = (int32_t)(first + i);
+            int dep = d->deps[k];
+
+            if (dep < 0) {
+                continue;
+            }
+            if (cnt[dep] > LOOM_SIM_STEP_INLINE_DEPS) {
+                prog->dependents[dep0[dep] + fill[dep]++] = (int32_t)(i * p + r);
+            } else if (fill[dep]++ == 0) {
+                dep0[dep] = (int32_t)(i * p + r);
+            } else {
+                dep1[dep] = (int32_t)(i * p + r);
             }
         }
     }
     prog->nedges = at;
-    prog->nsteps = first + sched->nsteps;
-    return 0;
-}
-
-/*
- * Lays the steps out as step k of rank 0, of rank 1, ... of rank p-1,
- * then step k+1: ranks run the same step at about the same time, so the
- * executor then walks memory nearly in order instead of jumping between
- * p schedules (at 4096 ranks, gigabytes apart).  Ranks with fewer steps
- * leave holes (type LOOM_SIM_STEP_NONE), never started.
- */
-static int loom_sim_prog_interleave(loom_sim_prog_t *prog)
-{
-    long maxn = 0, n, r, k, old, nw, at = 0, i;
-    loom_sim_step_t *steps;
-    int32_t *deps;
-    int p = prog->p;
-
-    for (r = 0; r < p; ++r) {
-        n = prog->base[r + 1] - prog->base[r];
-        maxn = n > maxn ? n : maxn;
-    }
-    if (maxn * p >= INT32_MAX) {
-        return -1;
-    }
-    steps = malloc(sizeof(*steps) * (size_t)(maxn * p > 0 ? maxn * p : 1));
-    deps = malloc(sizeof(*deps) * (size_t)(prog->nedges > 0 ? prog->nedges : 1));
-    if (steps == NULL || deps == NULL) {
-        free(steps);
-        free(deps);
-        return -1;
-    }
-    /* Old index -> new: rank r's k-th step goes to k * p + r. */
-    for (k = 0; k < maxn; ++k) {
-        for (r = 0; r < p; ++r) {
-            nw = k * p + r;
-            old = prog->base[r] + k;
-            if (old >= prog->base[r + 1]) {
-                steps[nw] = (loom_sim_step_t){ .type = LOOM_SIM_STEP_NONE, .owner = (int32_t)r,
-                                               .ndeps = 1 };
-                continue;
-            }
-            steps[nw] = prog->steps[old];
-            steps[nw].dep_first = (uint32_t)at;
-            for (i = 0; i < steps[nw].ndependents; ++i) {
-                long d = prog->dependents[prog->steps[old].dep_first + i];
-                int dr = prog->steps[d].owner;
-
-                deps[at++] = (int32_t)((d - prog->base[dr]) * p + dr);
+    for (i = 0; i < n; ++i) {
+        d = &sched->steps[i].desc;
+        s = i * p + r;
+        for (ndeps = 0, k = 0; k < d->ndeps; ++k) {
+            ndeps += d->deps[k] >= 0;
+        }
+        prog->steps[s] = (loom_sim_step_t){
+            .bytes = d->bytes, .peer = d->peer, .owner = r, .link = d->tag_step,
+            .dep0 = (uint32_t)dep0[i], .dep1 = (uint32_t)dep1[i],
+            .type = (uint8_t)d->type, .ndeps = (uint8_t)ndeps, .pending = (uint8_t)ndeps,
+            .flags = (uint8_t)((cnt[i] > LOOM_SIM_STEP_INLINE_DEPS ? LOOM_SIM_STEP_INLINE_DEPS + 1
+                                                                   : cnt[i])
+                               << LOOM_SIM_STEP_NDEP_SHIFT) };
+        if (d->type == LOOM_STEP_SEND || d->type == LOOM_STEP_RECV) {
+            is_recv = d->type == LOOM_STEP_RECV;
+            if (loom_sim_meet_note(prog, r, s, is_recv ? d->peer : r, is_recv ? r : d->peer,
+                                   d->tag_step, is_recv) != 0) {
+                return -1;
             }
         }
     }
-    free(prog->steps);
-    free(prog->dependents);
-    prog->steps = steps;
-    prog->dependents = deps;
-    prog->cap_steps = maxn * p;
-    prog->cap_edges = prog->nedges;
-    prog->nsteps = maxn * p;
-    for (r = 0; r <= p; ++r) {
-        prog->base[r] = -1;   /* no longer contiguous: use owner */
-    }
+    prog->count[r] = (int32_t)n;
+    prog->levels = n > prog->levels ? n : prog->levels;
+    prog->real_steps += n;
+    loom_sim_meet_settle(prog);
     return 0;
+}
+
+/* Fills the places of the ranks with fewer steps than the most. */
+static void loom_sim_prog_holes(loom_sim_prog_t *prog)
+{
+    long k, r, p = prog->p;
+
+    for (r = 0; r < p; ++r) {
+        for (k = prog->count[r]; k < prog->levels; ++k) {
+            prog->steps[k * p + r] = (loom_sim_step_t){ .type = LOOM_SIM_STEP_NONE,
+                                                        .owner = (int32_t)r, .ndeps = 1,
+                                                        .pending = 1 };
+        }
+    }
+    prog->nsteps = prog->levels * p;
 }
 
 loom_status_t loom_sim_layout_team(const loom_sim_layout_t *lay, loom_team_t **team_p)
@@ -190,29 +318,58 @@ loom_status_t loom_sim_layout_team(const loom_sim_layout_t *lay, loom_team_t **t
     return status;
 }
 
-loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *pa, loom_sim_prog_t **prog_p)
+loom_status_t loom_sim_prog_create(const loom_sim_layout_t *layout, loom_sim_prog_t **prog_p)
+{
+    loom_sim_prog_t *prog = calloc(1, sizeof(*prog));
+
+    if (prog == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    prog->layout = layout;
+    prog->p = layout->p;
+    prog->count = malloc(sizeof(*prog->count) * (size_t)layout->p);
+    if (prog->count == NULL) {
+        free(prog);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    *prog_p = prog;
+    return LOOM_OK;
+}
+
+/* Back to no steps, keeping the memory; the pairing table is empty after
+ * every complete build, and emptied here after a failed one. */
+static void loom_sim_prog_reset(loom_sim_prog_t *prog)
+{
+    long i;
+
+    prog->levels = prog->nsteps = prog->real_steps = prog->nedges = 0;
+    prog->as_built = 0;
+    prog->nsettle = 0;
+    if (prog->nmeets > 0) {
+        for (i = 0; i < prog->cap_meets; ++i) {
+            prog->meets[i].src = -1;
+        }
+        prog->nmeets = 0;
+    }
+}
+
+loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_params_t *pa)
 {
     const loom_sim_layout_t *lay = pa->layout;
     int p = lay->p, r;
     size_t esize = pa->elem_size ? pa->elem_size : 4;
-    loom_sim_prog_t *prog = calloc(1, sizeof(*prog));
-    loom_status_t status = LOOM_ERR_NO_MEMORY;
+    loom_status_t status;
     loom_team_t *team = NULL;
     loom_sched_t *sched;
     loom_coll_args_t args;
 
-    if (prog == NULL) {
-        goto out;
-    }
-    prog->layout = lay;
-    prog->p = p;
-    prog->base = malloc(sizeof(long) * (size_t)(p + 1));
-    if (prog->base == NULL) {
-        goto out;
+    loom_sim_prog_reset(prog);
+    if (lay != prog->layout) {
+        return LOOM_ERR_INVALID_PARAM;
     }
     status = loom_sim_layout_team(lay, &team);
     if (status != LOOM_OK) {
-        goto out;
+        return status;
     }
     /* The buffers are never touched: plans only record addresses, so any
      * two disjoint ranges will do (no memory of n bytes per rank). */
@@ -237,28 +394,46 @@ loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *pa, loom_sim_pr
             goto out;
         }
         loom_sched_destroy(sched);
-        if (r == 0 && loom_sim_prog_reserve(prog, (long)(prog->nsteps * 1.05 * p) + 64,
-                                            (long)(prog->nedges * 1.05 * p) + 64) != 0) {
-            status = LOOM_ERR_NO_MEMORY;
-            goto out;
+        /* Room for every rank at once, rather than growing in steps. */
+        if (r == 0 && prog->cap_levels < prog->levels + prog->levels / 16 + 1) {
+            long levels = prog->cap_levels;
+
+            if (loom_sim_prog_grow((void **)&prog->steps, &levels,
+                                   prog->levels + prog->levels / 16 + 1,
+                                   sizeof(*prog->steps) * (size_t)p) != 0) {
+                status = LOOM_ERR_NO_MEMORY;
+                goto out;
+            }
+            prog->cap_levels = levels;
         }
     }
-    prog->base[p] = prog->nsteps;
-    prog->real_steps = prog->nsteps;
-    if (loom_sim_prog_interleave(prog) != 0) {
-        status = LOOM_ERR_NO_MEMORY;
-        goto out;
+    loom_sim_prog_holes(prog);
+    prog->as_built = 1;
+out:
+    team->rank = 0;
+    loom_team_destroy(team);
+    if (status != LOOM_OK) {
+        loom_sim_prog_reset(prog);
+    }
+    return status;
+}
+
+loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *params,
+                                  loom_sim_prog_t **prog_p)
+{
+    loom_sim_prog_t *prog;
+    loom_status_t status = loom_sim_prog_create(params->layout, &prog);
+
+    if (status != LOOM_OK) {
+        return status;
+    }
+    status = loom_sim_prog_plan(prog, params);
+    if (status != LOOM_OK) {
+        loom_sim_prog_destroy(prog);
+        return status;
     }
     *prog_p = prog;
-    prog = NULL;
-    status = LOOM_OK;
-out:
-    if (team != NULL) {
-        team->rank = 0;
-        loom_team_destroy(team);
-    }
-    loom_sim_prog_destroy(prog);
-    return status;
+    return LOOM_OK;
 }
 
 void loom_sim_prog_destroy(loom_sim_prog_t *prog)
@@ -266,8 +441,11 @@ void loom_sim_prog_destroy(loom_sim_prog_t *prog)
     if (prog == NULL) {
         return;
     }
-    free(prog->base);
     free(prog->steps);
     free(prog->dependents);
+    free(prog->count);
+    free(prog->tmp);
+    free(prog->meets);
+    free(prog->settle);
     free(prog);
 }

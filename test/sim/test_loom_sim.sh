@@ -15,6 +15,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 [ "$(wc -l <"$tmp/out.csv")" -eq 21 ] || fail "expected 21 CSV lines, got $(wc -l <"$tmp/out.csv")"
 grep -q '^ *16 .*ring' "$tmp/out.txt" || fail "no ring row for 16 ranks in the table"
 grep -q '\*' "$tmp/out.txt" || fail "no row marked as Loom's choice"
+# Threads share out the points, not the results.
+"$sim" -p 8,16 -b 1M -e 4M -f 4 -a all -j 3 -q --csv "$tmp/out3.csv" || fail "-j 3 exited $?"
+cmp -s "$tmp/out.csv" "$tmp/out3.csv" || fail "-j 3 changed the CSV"
 
 # calibrate writes a model that --model reads back.
 printf '%s\n' \

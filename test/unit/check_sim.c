@@ -2,11 +2,17 @@
  * The simulator against answers known in closed form: the ring and
  * Rabenseifner allreduce formulas on one link class, max-min sharing of
  * one NIC, and a rack uplink that flows from every node of a rack share.
+ * And its shortcuts against the long way: a program rebuilt in place
+ * against a fresh one, sends and receives paired when built against
+ * ones that meet by tag at run time.
  */
 #include "coll/sim/exec.h"
 #include "coll/sim/fit.h"
 #include "coll/sim/flow.h"
 #include "coll/sim/model.h"
+#include "coll/sim/prog.h"
+#include "coll/core/sched.h"
+#include "coll/core/team.h"
 #include "tools/loom-sim/options.h"
 
 #include <check.h>
@@ -127,6 +133,112 @@ START_TEST(test_sim_star_shares_nic)
 }
 END_TEST
 
+/* Max-min fair rates the plain way: every round scans every link and
+ * flow for the lowest share (or cap), and every flow on a link within
+ * 1e-12 of it freezes there; the network's heaps must give these rates
+ * to the last bit. */
+#define FILL_LINKS 24
+#define FILL_FLOWS 160
+
+static void fill_reference(const double *cap, int nflows, const int (*links)[4],
+                           const int *nlinks, const double *fcap, double *rate)
+{
+    double rem[FILL_LINKS], level, thr;
+    int cnt[FILL_LINKS] = { 0 }, frozen[FILL_FLOWS] = { 0 }, left = nflows, f, k, l, bott;
+
+    for (l = 0; l < FILL_LINKS; ++l) {
+        rem[l] = cap[l] > 0 ? cap[l] : HUGE_VAL;
+    }
+    for (f = 0; f < nflows; ++f) {
+        for (k = 0; k < nlinks[f]; ++k) {
+            cnt[links[f][k]]++;
+        }
+    }
+    while (left > 0) {
+        level = HUGE_VAL;
+        for (l = 0; l < FILL_LINKS; ++l) {
+            if (cnt[l] > 0 && rem[l] / cnt[l] < level) {
+                level = rem[l] / cnt[l];
+            }
+        }
+        for (f = 0; f < nflows; ++f) {
+            if (!frozen[f] && fcap[f] < level) {
+                level = fcap[f];
+            }
+        }
+        thr = level * (1 + 1e-12);
+        for (f = 0; f < nflows; ++f) {
+            if (frozen[f]) {
+                continue;
+            }
+            bott = fcap[f] <= thr;
+            for (k = 0; k < nlinks[f] && !bott; ++k) {
+                bott = rem[links[f][k]] / cnt[links[f][k]] <= thr;
+            }
+            if (bott) {
+                frozen[f] = 1;
+                rate[f] = level;
+                --left;
+            }
+        }
+        for (f = 0; f < nflows; ++f) {
+            if (frozen[f] == 1) {
+                frozen[f] = 2;
+                for (k = 0; k < nlinks[f]; ++k) {
+                    rem[links[f][k]] -= level;
+                    cnt[links[f][k]] -= 1;
+                }
+            }
+        }
+    }
+}
+
+/* Random networks with many equal capacities (ties between links and
+ * caps, several levels per part, unlimited links and flows). */
+START_TEST(test_sim_fill_matches_reference)
+{
+    static const double link_caps[] = { 10e9, 20e9, 40e9, 0 }, flow_caps[] = { 5e9, 15e9, 0 };
+    double cap[FILL_LINKS], fcap[FILL_FLOWS], rate[FILL_FLOWS];
+    int links[FILL_FLOWS][4], nlinks[FILL_FLOWS], seed, f, k, j, l, nflows;
+    unsigned x = 12345;
+    loom_sim_net_t *net;
+
+    for (seed = 0; seed < 50; ++seed) {
+        for (l = 0; l < FILL_LINKS; ++l) {
+            x = x * 1103515245u + 12345u;
+            cap[l] = link_caps[(x >> 16) % 4];
+        }
+        nflows = 20 + seed * 2;
+        ck_assert_int_eq(loom_sim_net_create(FILL_LINKS, cap, &net), LOOM_OK);
+        for (f = 0; f < nflows; ++f) {
+            x = x * 1103515245u + 12345u;
+            nlinks[f] = 1 + (int)((x >> 16) % 4);
+            fcap[f] = flow_caps[(x >> 8) % 3];
+            for (k = 0; k < nlinks[f]; ++k) {
+                do {   /* distinct links */
+                    x = x * 1103515245u + 12345u;
+                    l = (int)((x >> 16) % FILL_LINKS);
+                    for (j = 0; j < k && links[f][j] != l; ++j) {
+                    }
+                } while (j < k);
+                links[f][k] = l;
+            }
+            ck_assert_int_eq(loom_sim_net_add(net, 0, 1e6, fcap[f], links[f], nlinks[f], f),
+                             LOOM_OK);
+            fcap[f] = fcap[f] > 0 ? fcap[f] : HUGE_VAL;
+        }
+        loom_sim_net_settle(net, 0);
+        fill_reference(cap, nflows, (const int (*)[4])links, nlinks, fcap, rate);
+        for (f = 0; f < nflows; ++f) {
+            ck_assert_msg(loom_sim_net_rate_of(net, f) == rate[f],
+                          "seed %d flow %d: %.17g, the plain filling %.17g", seed, f,
+                          loom_sim_net_rate_of(net, f), rate[f]);
+        }
+        loom_sim_net_destroy(net);
+    }
+}
+END_TEST
+
 /* 8 ranks, one per node, 4 nodes per rack, rack uplinks of half a NIC.
  * Recursive doubling's last round pairs r with r^4: the 4 flows of each
  * rack share its uplink, U/4 = 1/(8b) each, 8 times slower than the two
@@ -205,6 +317,7 @@ START_TEST(test_sim_options_rejected)
         { { "loom-sim", "-b", "0" }, "-b" },
         { { "loom-sim", "-e", "12Q" }, "-e" },
         { { "loom-sim", "-f", "1" }, "-f" },
+        { { "loom-sim", "-j", "0" }, "-j" },
         { { "loom-sim", "--map-by", "rack" }, "--map-by" },
         { { "loom-sim", "--oversubscription", "0.5" }, "oversubscription" },
         { { "loom-sim", "--set", "nic_gbs=-1" }, "nic_gbs" },
@@ -243,6 +356,142 @@ START_TEST(test_sim_options_rejected)
 }
 END_TEST
 
+static loom_sim_result_t sim_run_fresh(const loom_sim_model_t *m,
+                                       const loom_sim_build_params_t *params)
+{
+    loom_sim_prog_t *prog;
+    loom_sim_result_t res;
+
+    ck_assert_int_eq(loom_sim_prog_build(params, &prog), LOOM_OK);
+    ck_assert_int_eq(loom_sim_prog_run(prog, m, &res), LOOM_OK);
+    loom_sim_prog_destroy(prog);
+    return res;
+}
+
+static void assert_same_result(const loom_sim_result_t *a, const loom_sim_result_t *b)
+{
+    ck_assert_msg(a->time_s == b->time_s, "%.17g s against %.17g s", a->time_s, b->time_s);
+    ck_assert_int_eq(a->steps, b->steps);
+    ck_assert_int_eq(a->messages, b->messages);
+    ck_assert(a->bytes_sent == b->bytes_sent);
+}
+
+/* One program rebuilt for algorithm after algorithm and size after size
+ * (larger, then smaller: its arrays hold stale steps past the new end),
+ * and run twice, gives what a fresh program gives, to the last bit. */
+START_TEST(test_sim_prog_reused)
+{
+    static const loom_allreduce_alg_t algs[] = { LOOM_ALLREDUCE_RING, LOOM_ALLREDUCE_HIER,
+                                                 LOOM_ALLREDUCE_RABENSEIFNER,
+                                                 LOOM_ALLREDUCE_DBTREE, LOOM_ALLREDUCE_RD };
+    static const size_t sizes[] = { 4 << 20, 1000, 3 << 20 | 12, 64 << 10 };
+    loom_sim_result_t fresh, reused;
+    loom_sim_layout_t *lay;
+    loom_sim_prog_t *prog;
+    loom_sim_model_t m;
+    size_t a, s;
+
+    loom_sim_model_default(&m);
+    m.map = LOOM_SIM_MAP_NODE;   /* every node link shared */
+    m.ranks_per_node = 4;
+    m.nodes_per_rack = 2;
+    ck_assert_int_eq(loom_sim_layout_create(&m, 24, &lay), LOOM_OK);
+    ck_assert_int_eq(loom_sim_prog_create(lay, &prog), LOOM_OK);
+    for (a = 0; a < sizeof(algs) / sizeof(algs[0]); ++a) {
+        for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
+            loom_sim_build_params_t params = {
+                .layout = lay, .plan = loom_allreduce_algorithms[algs[a]].plan,
+                .bytes = sizes[s], .seg_bytes = 256 << 10, .in_place = (int)(s & 1),
+            };
+
+            fresh = sim_run_fresh(&m, &params);
+            ck_assert_int_eq(loom_sim_prog_plan(prog, &params), LOOM_OK);
+            ck_assert_int_eq(loom_sim_prog_run(prog, &m, &reused), LOOM_OK);
+            assert_same_result(&fresh, &reused);
+            ck_assert_int_eq(loom_sim_prog_run(prog, &m, &reused), LOOM_OK);
+            assert_same_result(&fresh, &reused);
+        }
+    }
+    loom_sim_prog_destroy(prog);
+    loom_sim_layout_destroy(lay);
+}
+END_TEST
+
+/* Each rank sends n then 2n bytes to its right and receives two messages
+ * from its left, the second receive posted once the first is done; with
+ * two tags, or (same_tag) one tag for both. */
+static loom_status_t twice_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                loom_sched_t **sched_p, int same_tag)
+{
+    int p = team->size, r = team->rank, recv;
+    size_t n = args->count * args->elem_size;
+    loom_sched_t *sched;
+    loom_status_t status = loom_sched_create(team, args, 0, &sched);
+
+    if (status != LOOM_OK) {
+        return status;
+    }
+    loom_sched_send(sched, (r + 1) % p, 1, args->recvbuf, n, LOOM_NO_DEPS);
+    loom_sched_send(sched, (r + 1) % p, same_tag ? 1 : 2, args->recvbuf, 2 * n, LOOM_NO_DEPS);
+    recv = loom_sched_recv(sched, (r + p - 1) % p, 1, args->recvbuf, n, LOOM_NO_DEPS);
+    loom_sched_recv(sched, (r + p - 1) % p, same_tag ? 1 : 2, args->recvbuf, 2 * n,
+                    LOOM_DEPS(recv));
+    return loom_sched_plan_done(sched, sched_p);
+}
+
+static loom_status_t twice_two_tags_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                         loom_sched_t **sched_p)
+{
+    return twice_plan(args, team, sched_p, 0);
+}
+
+static loom_status_t twice_one_tag_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                        loom_sched_t **sched_p)
+{
+    return twice_plan(args, team, sched_p, 1);
+}
+
+/* Messages with two steps on a key paired when built; those sharing a
+ * key left to meet by tag, first posted first matched; the same times. */
+static long count_paired(const loom_sim_prog_t *prog)
+{
+    long s, n = 0;
+
+    for (s = 0; s < prog->nsteps; ++s) {
+        n += (prog->steps[s].flags & LOOM_SIM_STEP_PAIRED) != 0;
+    }
+    return n;
+}
+
+START_TEST(test_sim_pairing_matches_tags)
+{
+    loom_sim_prog_t *two, *one;
+    loom_sim_result_t r2, r1;
+    loom_sim_layout_t *lay;
+    loom_sim_model_t m;
+    const int p = 6;
+
+    loom_sim_model_default(&m);
+    m.ranks_per_node = 2;
+    ck_assert_int_eq(loom_sim_layout_create(&m, p, &lay), LOOM_OK);
+    ck_assert_int_eq(loom_sim_prog_build(&(loom_sim_build_params_t){
+                         .layout = lay, .plan = twice_two_tags_plan, .bytes = 1 << 20 },
+                         &two), LOOM_OK);
+    ck_assert_int_eq(loom_sim_prog_build(&(loom_sim_build_params_t){
+                         .layout = lay, .plan = twice_one_tag_plan, .bytes = 1 << 20 },
+                         &one), LOOM_OK);
+    ck_assert_int_eq(count_paired(two), 4 * p);
+    ck_assert_int_eq(count_paired(one), 0);
+    ck_assert_int_eq(loom_sim_prog_run(two, &m, &r2), LOOM_OK);
+    ck_assert_int_eq(loom_sim_prog_run(one, &m, &r1), LOOM_OK);
+    assert_same_result(&r2, &r1);
+    ck_assert_int_eq(r2.messages, 2 * p);
+    loom_sim_prog_destroy(two);
+    loom_sim_prog_destroy(one);
+    loom_sim_layout_destroy(lay);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -252,9 +501,12 @@ int main(void)
     tcase_add_test(tc, test_sim_ring_closed_form);
     tcase_add_test(tc, test_sim_rabenseifner_pow2);
     tcase_add_test(tc, test_sim_star_shares_nic);
+    tcase_add_test(tc, test_sim_fill_matches_reference);
     tcase_add_test(tc, test_sim_uplink_contention);
     tcase_add_test(tc, test_sim_calibrate_recovers);
     tcase_add_test(tc, test_sim_options_rejected);
+    tcase_add_test(tc, test_sim_prog_reused);
+    tcase_add_test(tc, test_sim_pairing_matches_tags);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
 }

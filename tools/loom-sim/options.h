@@ -13,6 +13,7 @@
 
 #define LOOM_SIM_MAX_RANK_COUNTS 64
 #define LOOM_SIM_MAX_RANKS (1 << 16)
+#define LOOM_SIM_MAX_JOBS 64
 
 typedef enum loom_sim_mode {
     LOOM_SIM_MODE_RUN = 0,
@@ -33,6 +34,7 @@ typedef struct loom_sim_options {
     const char          *plot_path;
     size_t              plot_bytes;     /* 0: the largest size */
     int                 quiet;          /* no table */
+    int                 jobs;           /* points simulated at once (threads) */
     /* calibrate */
     const char          *pingpong_path;
     const char          *bench_path;

@@ -2,6 +2,7 @@
 #include "sweep.h"
 #include "coll/sim/exec.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -37,13 +38,13 @@ static void loom_sim_config(const loom_sim_model_t *m, loom_coll_config_t *cfg)
         cfg->cost_spine_bandwidth_mbs > 0 ? cfg->cost_spine_bandwidth_mbs : 1;
 }
 
-static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model,
+/* One point on prog's layout; prog is rebuilt in place (exec.h). */
+static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model, loom_sim_prog_t *prog,
                                          const loom_sim_layout_t *lay, size_t bytes, int alg,
                                          int in_place, loom_sim_row_t *row)
 {
     loom_allreduce_choice_t choice, forced;
     loom_coll_config_t cfg;
-    loom_sim_prog_t *prog;
     loom_sim_result_t res;
     loom_status_t status;
     loom_team_t *team;
@@ -67,11 +68,11 @@ static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model,
                              .seg_bytes = forced.seg_bytes, .choice_alg = choice.alg,
                              .choice_seg = choice.seg_bytes };
     row->chosen = forced.alg == choice.alg && forced.seg_bytes == choice.seg_bytes;
-    status = loom_sim_prog_build(&(loom_sim_build_params_t){
-                                     .layout = lay,
-                                     .plan = loom_allreduce_algorithms[forced.alg].plan,
-                                     .bytes = bytes, .seg_bytes = forced.seg_bytes,
-                                     .depth = forced.depth, .in_place = in_place }, &prog);
+    status = loom_sim_prog_plan(prog, &(loom_sim_build_params_t){
+                                    .layout = lay,
+                                    .plan = loom_allreduce_algorithms[forced.alg].plan,
+                                    .bytes = bytes, .seg_bytes = forced.seg_bytes,
+                                    .depth = forced.depth, .in_place = in_place });
     if (status == LOOM_ERR_UNSUPPORTED) {
         return LOOM_OK;   /* the row says the plan refused */
     }
@@ -79,7 +80,6 @@ static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model,
         return status;
     }
     status = loom_sim_prog_run(prog, model, &res);
-    loom_sim_prog_destroy(prog);
     if (status != LOOM_OK) {
         return status;
     }
@@ -94,14 +94,94 @@ loom_status_t loom_sim_predict(const loom_sim_model_t *model, int p, size_t byte
                                int in_place, loom_sim_row_t *row_p)
 {
     loom_sim_layout_t *lay;
+    loom_sim_prog_t *prog;
     loom_status_t status = loom_sim_layout_create(model, p, &lay);
 
     if (status != LOOM_OK) {
         return status;
     }
-    status = loom_sim_predict_on(model, lay, bytes, alg, in_place, row_p);
+    status = loom_sim_prog_create(lay, &prog);
+    if (status == LOOM_OK) {
+        status = loom_sim_predict_on(model, prog, lay, bytes, alg, in_place, row_p);
+        loom_sim_prog_destroy(prog);
+    }
     loom_sim_layout_destroy(lay);
     return status;
+}
+
+/* One rank count's points (size-major, then algorithm), handed out to
+ * the workers one at a time; each worker rebuilds its own program. */
+typedef struct loom_sim_batch {
+    const loom_sim_options_t *o;
+    const loom_sim_layout_t *lay;
+    loom_sim_row_t          *rows;      /* one per point */
+    int                     npoints;
+    pthread_mutex_t         lock;       /* guards the fields below */
+    int                     next;       /* the next point to take */
+    int                     done;
+    loom_status_t           status;     /* the first error */
+    FILE                    *progress;
+    double                  t0;
+} loom_sim_batch_t;
+
+static void *loom_sim_batch_work(void *arg)
+{
+    loom_sim_batch_t *b = arg;
+    const loom_sim_options_t *o = b->o;
+    loom_sim_prog_t *prog;
+    loom_status_t status = loom_sim_prog_create(b->lay, &prog);
+    size_t bytes;
+    int i, k;
+
+    while (status == LOOM_OK) {
+        pthread_mutex_lock(&b->lock);
+        i = b->status == LOOM_OK && b->next < b->npoints ? b->next++ : -1;
+        pthread_mutex_unlock(&b->lock);
+        if (i < 0) {
+            break;
+        }
+        for (bytes = o->min_bytes, k = 0; k < i / o->nalgs; ++k) {
+            bytes *= (size_t)o->factor;
+        }
+        status = loom_sim_predict_on(&o->model, prog, b->lay, bytes, o->algs[i % o->nalgs],
+                                     o->in_place, &b->rows[i]);
+        pthread_mutex_lock(&b->lock);
+        b->done++;
+        if (b->progress != NULL) {
+            fprintf(b->progress, "loom-sim: %d ranks, %d of %d points, %.1f s\r", b->lay->p,
+                    b->done, b->npoints, loom_sim_now() - b->t0);
+            fflush(b->progress);
+        }
+        pthread_mutex_unlock(&b->lock);
+    }
+    pthread_mutex_lock(&b->lock);
+    b->status = b->status == LOOM_OK ? status : b->status;
+    pthread_mutex_unlock(&b->lock);
+    loom_sim_prog_destroy(prog);
+    return NULL;
+}
+
+/* The points of one rank count, on o->jobs threads (the calling one
+ * among them); rows come out in point order whatever ran where. */
+static loom_status_t loom_sim_batch_run(loom_sim_batch_t *b)
+{
+    pthread_t threads[LOOM_SIM_MAX_JOBS];
+    int n = b->o->jobs < b->npoints ? b->o->jobs : b->npoints, started, t;
+
+    if (pthread_mutex_init(&b->lock, NULL) != 0) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    for (started = 0; started < n - 1; ++started) {
+        if (pthread_create(&threads[started], NULL, loom_sim_batch_work, b) != 0) {
+            break;   /* fewer workers, same results */
+        }
+    }
+    loom_sim_batch_work(b);
+    for (t = 0; t < started; ++t) {
+        pthread_join(threads[t], NULL);
+    }
+    pthread_mutex_destroy(&b->lock);
+    return b->status;
 }
 
 loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
@@ -111,7 +191,7 @@ loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
     loom_sim_layout_t *lay;
     loom_status_t status = LOOM_OK;
     double t0 = loom_sim_now();
-    int nsizes = 0, i, a;
+    int nsizes = 0, i;
     size_t bytes;
 
     for (bytes = o->min_bytes; bytes <= o->max_bytes; bytes *= (size_t)o->factor) {
@@ -122,23 +202,17 @@ loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
         return LOOM_ERR_NO_MEMORY;
     }
     for (i = 0; i < o->nranks && status == LOOM_OK; ++i) {
+        loom_sim_batch_t batch;
+
         status = loom_sim_layout_create(&o->model, o->ranks[i], &lay);
         if (status != LOOM_OK) {
             break;
         }
-        for (bytes = o->min_bytes; bytes <= o->max_bytes && status == LOOM_OK;
-             bytes *= (size_t)o->factor) {
-            for (a = 0; a < o->nalgs && status == LOOM_OK; ++a) {
-                status = loom_sim_predict_on(&o->model, lay, bytes, o->algs[a], o->in_place,
-                                             &sw.rows[sw.nrows]);
-                sw.nrows += status == LOOM_OK;
-            }
-            if (progress != NULL) {
-                fprintf(progress, "loom-sim: %d ranks, %zu bytes, %.1f s\r", o->ranks[i],
-                        bytes, loom_sim_now() - t0);
-                fflush(progress);
-            }
-        }
+        batch = (loom_sim_batch_t){ .o = o, .lay = lay, .rows = sw.rows + sw.nrows,
+                                    .npoints = nsizes * o->nalgs, .status = LOOM_OK,
+                                    .progress = progress, .t0 = t0 };
+        status = loom_sim_batch_run(&batch);
+        sw.nrows += status == LOOM_OK ? batch.npoints : 0;
         loom_sim_layout_destroy(lay);
     }
     if (progress != NULL) {
