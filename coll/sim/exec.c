@@ -136,17 +136,7 @@ static loom_sim_event_t loom_sim_event_pop(loom_sim_exec_t *x)
 
 static long loom_sim_bucket_of(const loom_sim_exec_t *x, int src, int dst, uint32_t tag)
 {
-    /* A full mix (splitmix64's finalizer): tags that differ only in their
-     * high bits (round numbers) must still land in different buckets. */
-    uint64_t h = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) ^
-                 (uint64_t)tag * UINT64_C(0x9E3779B97F4A7C15);
-
-    h ^= h >> 30;
-    h *= UINT64_C(0xBF58476D1CE4E5B9);
-    h ^= h >> 27;
-    h *= UINT64_C(0x94D049BB133111EB);
-    h ^= h >> 31;
-    return (long)(h & (uint64_t)(x->nbuckets - 1));
+    return (long)(loom_sim_key_hash(src, dst, tag) & (uint64_t)(x->nbuckets - 1));
 }
 
 /* Finds and unlinks the first posted partner; -1 when none. */

@@ -38,27 +38,12 @@ static int loom_sim_prog_grow(void **a, long *cap, long need, size_t esize)
 
 /* ------------------------------------------------------------ pairing */
 
-static uint32_t loom_sim_meet_hash(int32_t src, int32_t dst, uint32_t tag)
-{
-    /* splitmix64's finalizer: tags that differ only in their high bits
-     * (round numbers) must still land apart. */
-    uint64_t h = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) ^
-                 (uint64_t)tag * UINT64_C(0x9E3779B97F4A7C15);
-
-    h ^= h >> 30;
-    h *= UINT64_C(0xBF58476D1CE4E5B9);
-    h ^= h >> 27;
-    h *= UINT64_C(0x94D049BB133111EB);
-    h ^= h >> 31;
-    return (uint32_t)h;
-}
-
 /* The slot of a key (linear probing): its own, or the empty one where it
  * belongs. */
 static long loom_sim_meet_slot(const loom_sim_meet_t *t, long n, int32_t src, int32_t dst,
                                uint32_t tag)
 {
-    long i = (long)(loom_sim_meet_hash(src, dst, tag) & (uint32_t)(n - 1));
+    long i = (long)(loom_sim_key_hash(src, dst, tag) & (uint64_t)(n - 1));
 
     while (t[i].src >= 0 && (t[i].src != src || t[i].dst != dst || t[i].tag != tag)) {
         i = (i + 1) & (n - 1);
@@ -106,7 +91,7 @@ static void loom_sim_meet_remove(loom_sim_prog_t *prog, long i)
         if (t[j].src < 0) {
             break;
         }
-        home = (long)(loom_sim_meet_hash(t[j].src, t[j].dst, t[j].tag) & (uint32_t)(n - 1));
+        home = (long)(loom_sim_key_hash(t[j].src, t[j].dst, t[j].tag) & (uint64_t)(n - 1));
         /* Move j back to i unless its home lies cyclically in (i, j]. */
         if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
             t[i] = t[j];

@@ -95,4 +95,21 @@ static inline int loom_sim_prog_rank_of(const loom_sim_prog_t *prog, long s)
     return prog->steps[s].owner;
 }
 
+/* The hash of a message's key (source, target, tag) that the build's
+ * pairing table and the executor's matching buckets share: splitmix64's
+ * finalizer, so that tags differing only in their high bits (round
+ * numbers) still land apart. */
+static inline uint64_t loom_sim_key_hash(int32_t src, int32_t dst, uint32_t tag)
+{
+    uint64_t h = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) ^
+                 (uint64_t)tag * UINT64_C(0x9E3779B97F4A7C15);
+
+    h ^= h >> 30;
+    h *= UINT64_C(0xBF58476D1CE4E5B9);
+    h ^= h >> 27;
+    h *= UINT64_C(0x94D049BB133111EB);
+    h ^= h >> 31;
+    return h;
+}
+
 #endif
