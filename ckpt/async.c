@@ -308,8 +308,8 @@ loom_status_t loom_ckpt_async_stage(loom_ckpt_async_t *a,
 {
     pthread_mutex_lock(&a->lock);
     if (a->staged_bytes > 0 && a->staged_bytes + len > a->capacity) {
-        uint64_t t0 = now_ns();
         copy_staged(a);     /* the writer takes only copied chunks */
+        uint64_t t0 = now_ns();
         a->draining = 1;
         pthread_cond_broadcast(&a->cond);
         while (a->staged_bytes > 0 && a->staged_bytes + len > a->capacity) {
