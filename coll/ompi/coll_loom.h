@@ -197,7 +197,9 @@ int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threa
 mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
                                                  int *priority);
 
-/* A blocking call that runs through the node's shared segment. */
+/* A blocking call that runs through the node's shared segment.  Callers
+ * set shm to NULL alone: args is read only once shm is set, and zeroing
+ * the whole struct was most of the cost of a small handed-off call. */
 typedef struct mca_coll_loom_shm_run {
     loom_shm_t          *shm;   /* NULL: the call runs a schedule */
     loom_coll_args_t    args;
@@ -313,11 +315,12 @@ size_t mca_coll_loom_flat_size(struct ompi_datatype_t *dtype);
  * Open MPI's op otherwise. */
 loom_reduce_op_t mca_coll_loom_reduce_op(mca_coll_loom_reduce_ctx_t *ctx);
 
-/* Whether a reduction of ctx's data must combine in the canonical order:
- * coll_loom_reproducible is set and the data is not integer (integer sums
+/* Whether data of dtype combines in the canonical order when
+ * coll_loom_reproducible is set: anything but integer data (integer sums
  * are exact in any order, so they keep the fastest algorithm). */
 int mca_coll_loom_reproducible_type(const struct ompi_datatype_t *dtype);
 
+/* Whether a reduction of ctx's data must combine in the canonical order. */
 static inline int mca_coll_loom_reproducible(const mca_coll_loom_reduce_ctx_t *ctx)
 {
     return mca_coll_loom_component.config.reproducible &&

@@ -199,7 +199,7 @@ int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t
     loom_sched_t *sched;
     size_t *owned;
 
-    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
+    shm_run.shm = NULL;
     status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, rcount, NULL, NULL, rdtype,
                                     module, &info, &owned, &stage, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
@@ -224,7 +224,7 @@ int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_
     loom_sched_t *sched;
     size_t *owned;
 
-    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
+    shm_run.shm = NULL;
     status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, 0, rcounts, displs, rdtype,
                                     module, &info, &owned, &stage, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {

@@ -103,7 +103,7 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
     loom_status_t status;
     loom_sched_t *sched;
 
-    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
+    shm_run.shm = NULL;
     status = loom_allreduce_prepare(sbuf, rbuf, count, dtype, op, module, &reduce_ctx, &info,
                                     &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {

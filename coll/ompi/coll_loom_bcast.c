@@ -189,7 +189,7 @@ int mca_coll_loom_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int
     loom_status_t status;
     loom_sched_t *sched;
 
-    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
+    shm_run.shm = NULL;
     status = loom_bcast_prepare(buf, count, dtype, root, module, &info, &stage, &sched,
                                 &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
@@ -242,7 +242,7 @@ int mca_coll_loom_reduce(const void *sbuf, void *rbuf, int count, struct ompi_da
     loom_status_t status;
     loom_sched_t *sched;
 
-    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
+    shm_run.shm = NULL;
     status = loom_reduce_prepare(sbuf, rbuf, count, dtype, op, root, module, &reduce_ctx,
                                  &info, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {

@@ -119,8 +119,6 @@ size_t mca_coll_loom_flat_size(ompi_datatype_t *dtype)
     return size;
 }
 
-/* Floating and derived data combine in the canonical order; integer sums
- * are exact in any order. */
 int mca_coll_loom_reproducible_type(const ompi_datatype_t *dtype)
 {
     return !(ompi_datatype_is_predefined(dtype) &&

@@ -138,7 +138,7 @@ int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
     loom_sched_t *sched;
     size_t *owned;
 
-    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
+    shm_run.shm = NULL;
     status = loom_reduce_scatter_prepare(sbuf, rbuf, rcount, NULL, dtype, op, module,
                                          &reduce_ctx, &info, &owned, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
@@ -162,7 +162,7 @@ int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcount
     loom_sched_t *sched;
     size_t *owned;
 
-    shm_run.shm = NULL;   /* not the whole struct: a small call pays for zeroing it */
+    shm_run.shm = NULL;
     status = loom_reduce_scatter_prepare(sbuf, rbuf, 0, rcounts, dtype, op, module,
                                          &reduce_ctx, &info, &owned, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
