@@ -7,10 +7,12 @@
  * twin measured against the first (A/A) shows how much of a ratio is noise.
  * The fourth contender is the memory-copy bound of a 2-rank allreduce of
  * n bytes: two copies of n and one reduction of n/2 per rank, every rank
- * at once.  It takes its turn in the same rotation and is timed the same
- * way (slowest rank of a batch), so what the machine does between turns
- * (here: the kernel's work after tuned's fresh full-size temporary) lands
- * on it as it lands on the others.
+ * at once.  It takes its turn with the others and is timed the same way
+ * (slowest rank of a batch).  The turns follow a design balanced for
+ * carry-over (tools/common/turns.h): what the machine does after a turn
+ * (here: the kernel's and the VM's work after tuned's fresh full-size
+ * temporary) lands on every contender alike.  The default 12 rounds are
+ * three periods of the design.
  *
  * usage: bench_allreduce [max_bytes] [reps]     (double, MPI_SUM)
  */
@@ -21,6 +23,7 @@
 #include <time.h>
 
 #include "bench_common.h"
+#include "tools/common/turns.h"
 
 enum { LOOM, DEF_A, DEF_B, BOUND, NCONT };
 static const char *const bench_names[NCONT] = { "loom", "tuned", "tuned(A/A)", "bound" };
@@ -71,7 +74,7 @@ static double bench_once(MPI_Comm comm, MPI_Comm sync, double *in, double *out,
 int main(int argc, char **argv)
 {
     size_t max_bytes = argc > 1 ? strtoull(argv[1], NULL, 0) : (64u << 20);
-    int reps = argc > 2 ? atoi(argv[2]) : 9, rank, size, c, k, i, w;
+    int reps = argc > 2 ? atoi(argv[2]) : 12, rank, size, c, k, i, w, order[NCONT];
     double *in, *out, *scratch, t[NCONT][64], med[NCONT], aa[64];
     MPI_Comm comm[NCONT];
     MPI_Info refuse;
@@ -82,7 +85,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (reps < 3 || reps > 64) {
-        reps = 9;
+        reps = 12;
     }
     MPI_Info_create(&refuse);
     MPI_Info_set(refuse, "ompi_comm_coll_preference", "^loom");
@@ -108,8 +111,9 @@ int main(int argc, char **argv)
             bench_once(comm[c], comm[DEF_A], in, out, scratch, count, 1);
         }
         for (k = 0; k < reps; ++k) {
+            loom_tool_turns(k, NCONT, order);   /* balanced for carry-over: turns.h */
             for (w = 0; w < NCONT; ++w) {
-                c = (k + w) % NCONT;   /* rotate who goes first */
+                c = order[w];
                 t[c][k] = bench_once(comm[c], comm[DEF_A], in, out, scratch, count,
                                      bench_batch(bytes));
             }

@@ -3,6 +3,7 @@
 
 #include "check.h"
 #include "stats.h"
+#include "tools/common/turns.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +313,7 @@ int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_
 {
     const loom_bench_options_t *o = s->opts;
     int nc = s->cmp->count, nt = nc + s->have_memref, c, k, w, i;
+    int order[LOOM_BENCH_MAX_CONTENDERS + 1];
     loom_bench_batch_args_t a = { .batch = loom_bench_batch(o, bytes) };
     loom_bench_counters_t grown[LOOM_BENCH_MAX_CONTENDERS], zero;
     long long bad[LOOM_BENCH_MAX_CONTENDERS] = { 0 }, bad_all[LOOM_BENCH_MAX_CONTENDERS];
@@ -342,8 +344,9 @@ int loom_bench_sweep_run(loom_bench_sweep_t *s, size_t bytes, loom_bench_result_
     }
     /* Turn nc, when there is one, is the memcpy reference's. */
     for (k = 0; k < o->iters; ++k) {
+        loom_tool_turns(k, nt, order);   /* balanced for carry-over: turns.h */
         for (w = 0; w < nt; ++w) {
-            c = (k + w) % nt;   /* rotate who goes first */
+            c = order[w];
             if (c == nc) {
                 s->times[c * o->iters + k] = loom_bench_memref_turn(s, &a, bytes);
                 continue;
