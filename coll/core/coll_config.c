@@ -78,6 +78,17 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, allgather_handoff),
     },
     {
+        .name = "allgather_pair_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "6144",
+        .min = 0, .max = 1L << 30,
+        .help = "On a communicator of two ranks on one node, allgather and "
+                "allgatherv calls gathering fewer bytes than this in all go to "
+                "the module Open MPI chose before Loom (when this is larger than "
+                "allgather_handoff): every algorithm is then one exchange, and "
+                "that module's shared-memory fast boxes carry it with lower "
+                "latency than UCX; 0 leaves two ranks to allgather_handoff",
+        .offset = offsetof(loom_coll_config_t, allgather_pair_handoff),
+    },
+    {
         .name = "reduce_scatter_algorithm", .type = LOOM_CONFIG_ENUM,
         .default_value = "auto", .enum_names = loom_reduce_scatter_alg_names,
         .help = "Reduce_scatter and reduce_scatter_block algorithm: auto lets "

@@ -23,6 +23,7 @@ typedef struct loom_coll_config {
     int     allgather_algorithm;    /* loom_allgather_alg_t */
     size_t  allgather_segment;      /* bytes; 0 = chosen by the cost model */
     size_t  allgather_handoff;      /* bytes gathered in all; below it one node hands off */
+    size_t  allgather_pair_handoff; /* the same for two ranks, where it is larger */
     int     reduce_scatter_algorithm; /* loom_reduce_scatter_alg_t */
     size_t  reduce_scatter_segment; /* bytes; 0 = chosen by the cost model */
     size_t  reduce_scatter_handoff; /* bytes of input in all; below it one node hands off */

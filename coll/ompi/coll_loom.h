@@ -363,6 +363,7 @@ static inline loom_status_t mca_coll_loom_fallback(mca_coll_loom_counters_t *cou
 /* One collective's small-message hand-off (coll_loom_handoff.c). */
 typedef struct mca_coll_loom_handoff {
     const char                  *coll;      /* "bcast": the setting is coll_loom_bcast_handoff */
+    const char                  *setting;   /* NULL, or the setting that set threshold */
     size_t                      threshold;  /* the setting's value at this call */
     mca_coll_loom_counters_t    *counters;  /* counts the hand-off */
     uint64_t                    *explained; /* the team's explain mask for coll */
@@ -386,7 +387,8 @@ static inline int mca_coll_loom_hands_off(const mca_coll_loom_module_t *module,
     }
     mca_coll_loom_count(&rule->counters->handoffs, 1);
     if (loom_log_enabled(LOOM_LOG_INFO)) {
-        loom_handoff_explain(module->team, rule->explained, rule->coll, rule->threshold, bytes);
+        loom_handoff_explain(module->team, rule->explained, rule->coll, rule->setting,
+                             rule->threshold, bytes);
     }
     return 1;
 }

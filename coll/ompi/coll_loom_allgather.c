@@ -8,7 +8,8 @@
  * not flat is packed into the rank's own receive block and the schedule
  * runs in place; a receive datatype that is not flat is staged through
  * packed scratch (coll_loom_stage.c).  Calls gathering fewer than
- * coll_loom_allgather_handoff bytes in all on one node go to the module
+ * coll_loom_allgather_handoff bytes in all on one node (on two ranks,
+ * coll_loom_allgather_pair_handoff where it is larger) go to the module
  * Open MPI selected before Loom, counted as hand-offs: the total comes from
  * the receive counts and the signature size, which every rank has alike.
  */
@@ -55,7 +56,7 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->allgather;
     int p = ompi_comm_size(module->comm), r = ompi_comm_rank(module->comm), i;
-    size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off;
+    size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off, threshold;
     int rflat, sflat, in_place = (sbuf == MPI_IN_PLACE);
     mca_coll_loom_stage_t *stage = NULL;
     loom_allgather_choice_t choice;
@@ -96,8 +97,10 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     } else {
         total = (size_t)rcount * rsig * (size_t)p;
     }
+    threshold = loom_allgather_handoff_threshold(&c->config, p);
     if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "allgather", .threshold = c->config.allgather_handoff, .counters = n,
+            .coll = "allgather", .threshold = threshold, .counters = n,
+            .setting = threshold != c->config.allgather_handoff ? "allgather_pair_handoff" : NULL,
             .explained = &module->team->explained_allgather }, total)) {
         free(bytes);
         return LOOM_ERR_UNSUPPORTED;

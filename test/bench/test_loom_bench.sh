@@ -29,6 +29,7 @@ run() {
     timeout -k 5 120 "${MPIRUN:-mpirun}" -np "$np" --oversubscribe --bind-to none \
         --mca mpi_yield_when_idle 1 --mca coll_loom_priority 100 \
         --mca coll_loom_allreduce_handoff 0 --mca coll_loom_allgather_handoff 0 \
+        --mca coll_loom_allgather_pair_handoff 0 \
         --mca coll_loom_reduce_scatter_handoff 0 --mca coll_loom_bcast_handoff 0 \
         --mca coll_loom_reduce_handoff 0 "$bench" "$@" >"$out" 2>&1
 }

@@ -43,7 +43,7 @@ case $program in
     mpi_allreduce_handoff|mpi_handoff) set -- ;;
     *)
         set --
-        for coll in allreduce bcast reduce allgather reduce_scatter; do
+        for coll in allreduce bcast reduce allgather allgather_pair reduce_scatter; do
             set -- "$@" --mca "coll_loom_${coll}_handoff" 0
         done
         ;;
