@@ -17,6 +17,11 @@
 #   --uplink-rate R    each rack's uplink to the spine (default 300mbit)
 #   --delay D          added one-way delay per link (e.g. 50us) where the
 #                      kernel has netem; without netem, a note and none
+#   --burst B          each cap's token bucket (default 256kb): at least
+#                      the 64 KiB of a segmentation-offload packet and its
+#                      headers, or tbf cuts every such packet into 45
+#                      frames that the bridges and veths behind it then
+#                      carry one by one (docs/topology.md)
 #
 # COMMAND sees:
 #   LOOM_CLUSTER_MPIRUN    an mpirun for the cluster (hostfile, launch
@@ -29,7 +34,7 @@
 # LOOM_ALLOW_SKIP_CLUSTER=1 (otherwise 1); 2 for bad usage.
 set -u
 
-nodes=4 racks=2 slots=2 layout= node_rate=1gbit uplink_rate=300mbit delay=
+nodes=4 racks=2 slots=2 layout= node_rate=1gbit uplink_rate=300mbit delay= burst=256kb
 usage() {
     sed -n '2,/^$/s/^# \{0,1\}//p' "$0" >&2
     exit 2
@@ -43,6 +48,7 @@ while [ $# -gt 0 ]; do
         --node-rate) node_rate=$2; shift 2 ;;
         --uplink-rate) uplink_rate=$2; shift 2 ;;
         --delay) delay=$2; shift 2 ;;
+        --burst) burst=$2; shift 2 ;;
         --) shift; break ;;
         *) echo "cluster.sh: unknown option '$1'" >&2; usage ;;
     esac
@@ -128,9 +134,9 @@ fi
 cap() {
     if [ -n "$delay" ]; then
         tc -n "$2" qdisc add dev "$1" root handle 1: netem delay "$delay" &&
-        tc -n "$2" qdisc add dev "$1" parent 1: handle 2: tbf rate "$3" burst 64kb latency 20ms
+        tc -n "$2" qdisc add dev "$1" parent 1: handle 2: tbf rate "$3" burst "$burst" latency 20ms
     else
-        tc -n "$2" qdisc add dev "$1" root tbf rate "$3" burst 64kb latency 20ms
+        tc -n "$2" qdisc add dev "$1" root tbf rate "$3" burst "$burst" latency 20ms
     fi
 }
 
@@ -216,7 +222,7 @@ chmod +x "$dir/agent" "$dir/mpirun"
 t_up=$(date +%s.%N)
 
 racks_text=$(tr '\n' ';' <"$dir/topology.conf")
-echo "cluster.sh: $nodes nodes, $np slots, $racks racks ($racks_text) node links $node_rate, rack uplinks $uplink_rate, netem $netem${delay:+, delay $delay}; set up in $(echo "$t_up $t_start" | awk '{ printf "%.2f", $1 - $2 }') s" >&2
+echo "cluster.sh: $nodes nodes, $np slots, $racks racks ($racks_text) node links $node_rate, rack uplinks $uplink_rate, netem $netem${delay:+, delay $delay}, burst $burst; set up in $(echo "$t_up $t_start" | awk '{ printf "%.2f", $1 - $2 }') s" >&2
 
 LOOM_CLUSTER_MPIRUN=$dir/mpirun LOOM_CLUSTER_NP=$np LOOM_CLUSTER_TOPOLOGY=$dir/topology.conf \
 LOOM_CLUSTER_DIR=$dir
