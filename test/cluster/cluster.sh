@@ -17,11 +17,13 @@
 #   --uplink-rate R    each rack's uplink to the spine (default 300mbit)
 #   --delay D          added one-way delay per link (e.g. 50us) where the
 #                      kernel has netem; without netem, a note and none
-#   --burst B          each cap's token bucket (default 256kb): at least
+#   --burst B          each cap's token bucket (default 80kb): more than
 #                      the 64 KiB of a segmentation-offload packet and its
 #                      headers, or tbf cuts every such packet into 45
 #                      frames that the bridges and veths behind it then
-#                      carry one by one (docs/topology.md)
+#                      carry one by one; not much more, since a full
+#                      bucket lets that much through at once
+#                      (docs/topology.md)
 #
 # COMMAND sees:
 #   LOOM_CLUSTER_MPIRUN    an mpirun for the cluster (hostfile, launch
@@ -34,7 +36,7 @@
 # LOOM_ALLOW_SKIP_CLUSTER=1 (otherwise 1); 2 for bad usage.
 set -u
 
-nodes=4 racks=2 slots=2 layout= node_rate=1gbit uplink_rate=300mbit delay= burst=256kb
+nodes=4 racks=2 slots=2 layout= node_rate=1gbit uplink_rate=300mbit delay= burst=80kb
 usage() {
     sed -n '2,/^$/s/^# \{0,1\}//p' "$0" >&2
     exit 2
