@@ -31,6 +31,19 @@ typedef struct loom_sim_posted {
     long    next;
 } loom_sim_posted_t;
 
+/* A connection: the messages from src to dst move one after another, in
+ * the order they met their receives, as on one TCP stream or one
+ * transport queue pair; waiting ones are chained through the queue. */
+typedef struct loom_sim_conn {
+    int     src, dst;       /* src -1: an empty slot */
+    long    head, tail;     /* waiting messages (queue indices), -1: none */
+    int     busy;           /* a message of this connection is moving */
+} loom_sim_conn_t;
+
+typedef struct loom_sim_queued {
+    long    send, recv, next;
+} loom_sim_queued_t;
+
 typedef struct loom_sim_exec {
     loom_sim_prog_t         *prog;
     const loom_sim_model_t  *model;
@@ -44,6 +57,10 @@ typedef struct loom_sim_exec {
     long                    nbuckets, live_posted;
     loom_sim_posted_t       *posted;
     long                    nposted, cap_posted, free_posted;
+    loom_sim_conn_t         *conns;         /* open addressing by (src, dst) */
+    long                    nconns, cap_conns;
+    loom_sim_queued_t       *queue;
+    long                    nqueue, cap_queue, free_queue;
     long                    done;
     double                  last;
     double                  alpha_s[LOOM_SIM_CLASS_COUNT];
@@ -241,6 +258,81 @@ static int loom_sim_match_put(loom_sim_exec_t *x, long step, int src, int dst, u
     return 0;
 }
 
+/* ---------------------------------------------------------- connections */
+
+static long loom_sim_conn_slot(const loom_sim_conn_t *conns, long cap, int src, int dst)
+{
+    long i = (long)(loom_sim_key_hash(src, dst, 0) & (uint64_t)(cap - 1));
+
+    while (conns[i].src >= 0 && (conns[i].src != src || conns[i].dst != dst)) {
+        i = (i + 1) & (cap - 1);
+    }
+    return i;
+}
+
+/* The connection src -> dst, made on first use; NULL without memory. */
+static loom_sim_conn_t *loom_sim_conn_get(loom_sim_exec_t *x, int src, int dst)
+{
+    loom_sim_conn_t *grown;
+    long i, n;
+
+    if (2 * (x->nconns + 1) > x->cap_conns) {
+        n = x->cap_conns > 0 ? 2 * x->cap_conns : 1024;
+        grown = malloc(sizeof(*grown) * (size_t)n);
+        if (grown == NULL) {
+            return NULL;
+        }
+        for (i = 0; i < n; ++i) {
+            grown[i].src = -1;
+        }
+        for (i = 0; i < x->cap_conns; ++i) {
+            if (x->conns[i].src >= 0) {
+                grown[loom_sim_conn_slot(grown, n, x->conns[i].src, x->conns[i].dst)] =
+                    x->conns[i];
+            }
+        }
+        free(x->conns);
+        x->conns = grown;
+        x->cap_conns = n;
+    }
+    i = loom_sim_conn_slot(x->conns, x->cap_conns, src, dst);
+    if (x->conns[i].src < 0) {
+        x->conns[i] = (loom_sim_conn_t){ .src = src, .dst = dst, .head = -1, .tail = -1 };
+        x->nconns++;
+    }
+    return &x->conns[i];
+}
+
+/* Appends (send, recv) to c's waiting messages; -1 without memory. */
+static int loom_sim_conn_wait(loom_sim_exec_t *x, loom_sim_conn_t *c, long send, long recv)
+{
+    long q = x->free_queue;
+
+    if (q >= 0) {
+        x->free_queue = x->queue[q].next;
+    } else {
+        if (x->nqueue == x->cap_queue) {
+            long n = x->cap_queue ? 2 * x->cap_queue : 1024;
+            loom_sim_queued_t *a = realloc(x->queue, sizeof(*a) * (size_t)n);
+
+            if (a == NULL) {
+                return -1;
+            }
+            x->queue = a;
+            x->cap_queue = n;
+        }
+        q = x->nqueue++;
+    }
+    x->queue[q] = (loom_sim_queued_t){ .send = send, .recv = recv, .next = -1 };
+    if (c->tail >= 0) {
+        x->queue[c->tail].next = q;
+    } else {
+        c->head = q;
+    }
+    c->tail = q;
+    return 0;
+}
+
 /* -------------------------------------------------------------- steps */
 
 /* The links a message from src to dst crosses (model.h). */
@@ -267,7 +359,8 @@ static int loom_sim_path(const loom_sim_exec_t *x, int src, int dst, loom_sim_cl
     return n;
 }
 
-static void loom_sim_message(loom_sim_exec_t *x, double now, long send, long recv)
+/* Starts moving the bytes of (send, recv) over its path now. */
+static void loom_sim_flow(loom_sim_exec_t *x, double now, long send, long recv)
 {
     const loom_sim_prog_t *prog = x->prog;
     int src = loom_sim_prog_rank_of(prog, send), dst = prog->steps[send].peer;
@@ -286,6 +379,56 @@ static void loom_sim_message(loom_sim_exec_t *x, double now, long send, long rec
                          (long)(((uint64_t)send << 32) | (uint64_t)recv)) != LOOM_OK) {
         x->failed = 1;
     }
+}
+
+/* A message whose send and receive have met: it moves at once if its
+ * connection is free, else after the messages ahead of it. */
+static void loom_sim_message(loom_sim_exec_t *x, double now, long send, long recv)
+{
+    const loom_sim_prog_t *prog = x->prog;
+    loom_sim_conn_t *c;
+
+    if (prog->steps[send].bytes == 0) {
+        loom_sim_flow(x, now, send, recv);   /* nothing to queue behind */
+        return;
+    }
+    c = loom_sim_conn_get(x, loom_sim_prog_rank_of(prog, send), prog->steps[send].peer);
+    if (c == NULL) {
+        x->failed = 1;
+        return;
+    }
+    if (c->busy) {
+        if (loom_sim_conn_wait(x, c, send, recv) != 0) {
+            x->failed = 1;
+        }
+        return;
+    }
+    c->busy = 1;
+    loom_sim_flow(x, now, send, recv);
+}
+
+/* The message on src -> dst has moved: the next waiting one starts. */
+static void loom_sim_conn_next(loom_sim_exec_t *x, double now, int src, int dst)
+{
+    loom_sim_conn_t *c = loom_sim_conn_get(x, src, dst);
+    long q;
+
+    if (c == NULL) {
+        x->failed = 1;
+        return;
+    }
+    q = c->head;
+    if (q < 0) {
+        c->busy = 0;
+        return;
+    }
+    c->head = x->queue[q].next;
+    if (c->head < 0) {
+        c->tail = -1;
+    }
+    x->queue[q].next = x->free_queue;
+    x->free_queue = q;
+    loom_sim_flow(x, now, x->queue[q].send, x->queue[q].recv);
 }
 
 static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
@@ -427,6 +570,7 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
         x->bucket[b] = x->bucket_tail[b] = -1;
     }
     x->free_posted = -1;
+    x->free_queue = -1;
     return LOOM_OK;
 }
 
@@ -439,6 +583,8 @@ static void loom_sim_exec_fini(loom_sim_exec_t *x)
     }
     free(x->bucket);
     free(x->posted);
+    free(x->conns);
+    free(x->queue);
 }
 
 loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *model,
@@ -472,6 +618,7 @@ loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *m
 
             loom_sim_event_push(&x, now + x.alpha_s[cls], send);
             loom_sim_event_push(&x, now + x.alpha_s[cls], recv);
+            loom_sim_conn_next(&x, now, src, prog->steps[send].peer);
         }
         while (x.nheap > 0 && x.heap[0].t <= now) {
             loom_sim_step_done(&x, now, loom_sim_event_pop(&x).step);

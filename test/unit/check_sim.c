@@ -492,6 +492,43 @@ START_TEST(test_sim_pairing_matches_tags)
 }
 END_TEST
 
+/* Rank 0 sends two messages of n bytes to rank 1, which posts both
+ * receives at once and then reduces 2n bytes once the first arrived. */
+static loom_status_t two_in_a_row_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                       loom_sched_t **sched_p)
+{
+    size_t n = args->count * args->elem_size;
+    loom_sched_t *sched;
+    loom_status_t status = loom_sched_create(team, args, 0, &sched);
+    int first;
+
+    if (status != LOOM_OK) {
+        return status;
+    }
+    if (team->rank == 0) {
+        loom_sched_send(sched, 1, 1, args->recvbuf, n, LOOM_NO_DEPS);
+        loom_sched_send(sched, 1, 2, args->recvbuf, n, LOOM_NO_DEPS);
+    } else {
+        first = loom_sched_recv(sched, 0, 1, args->recvbuf, n, LOOM_NO_DEPS);
+        loom_sched_recv(sched, 0, 2, args->recvbuf, n, LOOM_NO_DEPS);
+        loom_sched_reduce(sched, args->recvbuf, args->recvbuf, 2 * n, LOOM_DEPS(first));
+    }
+    return loom_sched_plan_done(sched, sched_p);
+}
+
+/* Messages on one connection move one after another, as on one TCP
+ * stream: the first arrives after n b, not after 2 n b as it would if the
+ * two shared the link, so the reduction waiting for it ends at
+ * n b + a + 2 n g rather than 2 n b + a + 2 n g. */
+START_TEST(test_sim_connection_in_order)
+{
+    const double a = 5e-6, b = 1 / 1e9, g = 1 / 1e9, n = 1 << 20;
+    loom_sim_model_t m = one_class(a, b, g);
+
+    assert_close(sim_time(&m, 2, two_in_a_row_plan, (size_t)n, 0), n * b + a + 2 * n * g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -506,6 +543,7 @@ int main(void)
     tcase_add_test(tc, test_sim_calibrate_recovers);
     tcase_add_test(tc, test_sim_options_rejected);
     tcase_add_test(tc, test_sim_prog_reused);
+    tcase_add_test(tc, test_sim_connection_in_order);
     tcase_add_test(tc, test_sim_pairing_matches_tags);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
