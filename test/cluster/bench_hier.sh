@@ -9,7 +9,7 @@
 #   tuned      Open MPI without Loom
 #   han        Open MPI's han (priority raised) without Loom
 # one job per contender, in an order that rotates every round (ROUNDS,
-# default 2), and the median over rounds of each job's median.  The lower
+# default 3), and the median over rounds of each job's median.  The lower
 # bound: an allreduce moves n bytes each way across a rack's uplink, so
 # it takes at least n / uplink, the uplink measured by ping-pong in the
 # same cluster.  Writes a table per layout and CSV under OUT (default
@@ -17,7 +17,7 @@
 set -u
 top=${abs_top_builddir:-$PWD}
 here=$(cd "$(dirname "$0")" && pwd)
-rounds=${ROUNDS:-2}
+rounds=${ROUNDS:-3}
 out=${OUT:-$top/bench-results/cluster}
 for exe in "$top/loom-bench" "$top/test/cluster/pingpong"; do
     [ -x "$exe" ] || { echo "bench_hier.sh: $exe is not built (make all test/cluster/pingpong)" >&2; exit 2; }
