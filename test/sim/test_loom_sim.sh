@@ -18,6 +18,14 @@ grep -q '\*' "$tmp/out.txt" || fail "no row marked as Loom's choice"
 # Threads share out the points, not the results.
 "$sim" -p 8,16 -b 1M -e 4M -f 4 -a all -j 3 -q --csv "$tmp/out3.csv" || fail "-j 3 exited $?"
 cmp -s "$tmp/out.csv" "$tmp/out3.csv" || fail "-j 3 changed the CSV"
+# The plot's script, through a stand-in gnuplot that keeps it: plain
+# text, so that double_binary_tree is not drawn with subscripts.
+printf '#!/bin/sh\ncat >"%s/plot.gp"\n' "$tmp" >"$tmp/gnuplot" && chmod +x "$tmp/gnuplot"
+LOOM_SIM_GNUPLOT=$tmp/gnuplot "$sim" -p 8:16 -b 1M -e 1M -a double_binary_tree -q \
+    --plot "$tmp/p.png" || fail "--plot exited $?"
+grep -q '^set terminal png noenhanced' "$tmp/plot.gp" ||
+    fail "the plot script does not turn enhanced text off: $(head -1 "$tmp/plot.gp")"
+grep -q 'title "double_binary_tree"' "$tmp/plot.gp" || fail "no double_binary_tree line in the plot"
 
 # calibrate writes a model that --model reads back.
 printf '%s\n' \

@@ -47,3 +47,10 @@ void loom_gnuplot_quote(FILE *gp, const char *text)
     }
     fputc('\'', gp);
 }
+
+void loom_gnuplot_png(FILE *gp, const char *path)
+{
+    fprintf(gp, "set terminal png noenhanced size 1000,600\nset output ");
+    loom_gnuplot_quote(gp, path);
+    fputc('\n', gp);
+}

@@ -17,4 +17,9 @@ int loom_gnuplot_available(const char *program);
 /* text as a gnuplot single-quoted string, where '' stands for '. */
 void loom_gnuplot_quote(FILE *gp, const char *text);
 
+/* The opening of a script that draws a PNG into path: the tools' size,
+ * and plain text, so that names such as reduce_scatter_block or
+ * double_binary_tree print as they are instead of with subscripts. */
+void loom_gnuplot_png(FILE *gp, const char *path);
+
 #endif

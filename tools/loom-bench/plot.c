@@ -43,9 +43,8 @@ int loom_bench_plot_write(const char *png_path, const loom_bench_run_info_t *inf
         fprintf(stderr, "loom-bench: cannot start %s: no plot in %s\n", program, png_path);
         return -1;
     }
-    fprintf(gp, "set terminal png size 1000,600\nset output ");
-    loom_gnuplot_quote(gp, png_path);
-    fprintf(gp, "\nset title \"loom-bench: %s, %s %s, %d ranks on %d node%s\"\n",
+    loom_gnuplot_png(gp, png_path);
+    fprintf(gp, "set title \"loom-bench: %s, %s %s, %d ranks on %d node%s\"\n",
             o->coll->name, o->dtype->name, o->op->name, info->nranks, info->nnodes,
             info->nnodes == 1 ? "" : "s");
     fprintf(gp, "set logscale x 2\nset xlabel \"message size (bytes)\"\n"

@@ -112,14 +112,13 @@ int loom_sim_output_plot(const char *path, const loom_sim_options_t *o,
         fprintf(stderr, "loom-sim: cannot start %s: no plot in %s\n", program, path);
         return -1;
     }
-    fprintf(gp, "set terminal png size 1000,600\nset output ");
-    loom_gnuplot_quote(gp, path);
+    loom_gnuplot_png(gp, path);
     if (by_size) {
-        fprintf(gp, "\nset title \"loom-sim: allreduce on %d ranks, %d per node\"\n"
+        fprintf(gp, "set title \"loom-sim: allreduce on %d ranks, %d per node\"\n"
                 "set xlabel \"message size (bytes)\"\n", o->ranks[0],
                 o->model.ranks_per_node);
     } else {
-        fprintf(gp, "\nset title \"loom-sim: allreduce of %s, %d ranks per node, %.3g:1 "
+        fprintf(gp, "set title \"loom-sim: allreduce of %s, %d ranks per node, %.3g:1 "
                 "spine\"\nset xlabel \"ranks\"\n",
                 loom_tool_size_format(bytes, label, sizeof(label)), o->model.ranks_per_node,
                 o->model.oversubscription);
