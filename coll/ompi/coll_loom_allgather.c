@@ -56,8 +56,8 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->allgather;
     int p = ompi_comm_size(module->comm), r = ompi_comm_rank(module->comm), i;
-    size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off, threshold;
-    int rflat, sflat, in_place = (sbuf == MPI_IN_PLACE);
+    size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off;
+    int rflat, sflat, in_place = (sbuf == MPI_IN_PLACE), pair;
     mca_coll_loom_stage_t *stage = NULL;
     loom_allgather_choice_t choice;
     loom_coll_args_t args;
@@ -97,10 +97,11 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     } else {
         total = (size_t)rcount * rsig * (size_t)p;
     }
-    threshold = loom_allgather_handoff_threshold(&c->config, p);
+    pair = loom_allgather_pair_handoff_applies(&c->config, p);
     if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "allgather", .threshold = threshold, .counters = n,
-            .setting = threshold != c->config.allgather_handoff ? "allgather_pair_handoff" : NULL,
+            .coll = "allgather", .counters = n,
+            .threshold = pair ? c->config.allgather_pair_handoff : c->config.allgather_handoff,
+            .setting = pair ? "allgather_pair_handoff" : NULL,
             .explained = &module->team->explained_allgather }, total)) {
         free(bytes);
         return LOOM_ERR_UNSUPPORTED;
