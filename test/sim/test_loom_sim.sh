@@ -56,18 +56,19 @@ awk -F, 'NR == 1 { print "collective,datatype,op,ranks,bytes,count,contender,med
     --bench-ranks 8 --ranks-per-node 2 --nodes-per-rack 2 -o "$tmp/model2.conf" \
     2>"$tmp/cal2.err" || fail "calibrate --bench exited $?: $(cat "$tmp/cal2.err")"
 was=$(awk -F' = ' '$1 == "uplink_gbs" { print $2 }' "$tmp/model.conf")
-awk -F' = ' -v was="$was" '$1 == "uplink_gbs" { exit !($2 > 0.686 * was && $2 < 0.714 * was) }' \
-    "$tmp/model2.conf" ||
-    fail "link share fit: $(grep uplink_gbs "$tmp/model2.conf"), expected 0.7 x $was"
+# share_is_07 MODEL WHAT: MODEL's uplink is 0.7 of the ping-pong one, 2%.
+share_is_07() {
+    awk -F' = ' -v was="$was" '$1 == "uplink_gbs" { exit !($2 > 0.686 * was && $2 < 0.714 * was) }' \
+        "$1" || fail "$2: $(grep uplink_gbs "$1"), expected 0.7 x $was"
+}
+share_is_07 "$tmp/model2.conf" "link share fit"
 # One size that ran slow (x1.5, as a loaded rig's median can) must not
 # move the share: least squares of the log ratios would put it at 0.63.
 awk -F, 'NR == 2 { $8 = $8 * 1.5 } { print }' OFS=, "$tmp/bench.csv" >"$tmp/bench-slow.csv"
 "$sim" calibrate --pingpong "$tmp/pp.txt" --bench "$tmp/bench-slow.csv" --bench-algorithm ring \
     --bench-ranks 8 --ranks-per-node 2 --nodes-per-rack 2 -o "$tmp/model3.conf" \
     2>"$tmp/cal3.err" || fail "calibrate --bench (one slow size) exited $?: $(cat "$tmp/cal3.err")"
-awk -F' = ' -v was="$was" '$1 == "uplink_gbs" { exit !($2 > 0.686 * was && $2 < 0.714 * was) }' \
-    "$tmp/model3.conf" ||
-    fail "link share fit with one slow size: $(grep uplink_gbs "$tmp/model3.conf"), expected 0.7 x $was"
+share_is_07 "$tmp/model3.conf" "link share fit with one slow size"
 
 # Bad input: status 2 and the option named.
 check_bad() {
