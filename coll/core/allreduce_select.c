@@ -24,6 +24,17 @@
  * Rabenseifner measured 1.2 to 2.3). */
 static const size_t loom_select_segments[] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20 };
 
+/* The hierarchical allreduce cuts the message into segments of seg x
+ * (its levels' fan-outs) bytes, so its top-level messages are about seg:
+ * a pipeline whose slow link must wait for every level below to fill
+ * and drain gains from messages smaller than the flat algorithms'.  On
+ * the emulated cluster (docs/topology.md) 16 and 32 KiB took the 4 MiB
+ * allreduce from 1.18 to 1.08 and 1.10 of the uplink bound, medians of
+ * five jobs, and the cost model, whose alphas price each message, picks
+ * among them. */
+static const size_t loom_select_hier_segments[] = { 16 << 10, 32 << 10, 64 << 10, 256 << 10,
+                                                    1 << 20, 4 << 20 };
+
 static double loom_cost_rd(const loom_cost_t *c, int p, double n)
 {
     int p2 = loom_pow2_floor(p);
@@ -155,8 +166,9 @@ void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t
     if (use == cfg || choice_p->forced || choice_p->rule >= 0 || !commutative || bytes == 0) {
         return;
     }
-    for (i = 0; i < sizeof(loom_select_segments) / sizeof(loom_select_segments[0]); ++i) {
-        seg = loom_select_segments[i];
+    for (i = 0; i < sizeof(loom_select_hier_segments) / sizeof(loom_select_hier_segments[0]);
+         ++i) {
+        seg = loom_select_hier_segments[i];
         t = loom_cost_allreduce_hier(&links, team, (double)bytes, (double)seg);
         LOOM_COST_OFFER(choice_p, LOOM_ALLREDUCE_HIER,
                         cfg->allreduce_segment > 0 ? cfg->allreduce_segment : seg, t);

@@ -209,6 +209,33 @@ START_TEST(test_select_team)
 }
 END_TEST
 
+/* The hierarchical allreduce's segment trades each message's alpha
+ * against the pipeline's fill and drain: on the rig, 16 KiB at 4 MiB and
+ * 32 KiB at 64 MiB (below the flat algorithms' smallest, 64 KiB); with
+ * 40 times the latency per message between nodes, larger ones. */
+START_TEST(test_select_hier_segment)
+{
+    loom_coll_config_t cfg = rig_config();
+    loom_team_t *block = make_team(8, block_nodes, block_racks);
+    loom_allreduce_choice_t ch;
+
+    loom_allreduce_select_team(&cfg, block, 4u << 20, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_HIER);
+    ck_assert_uint_eq(ch.seg_bytes, 16384);
+    loom_allreduce_select_team(&cfg, block, 64u << 20, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_HIER);
+    ck_assert_uint_eq(ch.seg_bytes, 32768);
+    cfg.cost_rack_alpha_ns = 200000;
+    cfg.cost_spine_alpha_ns = 200000;
+    loom_allreduce_select_team(&cfg, block, 4u << 20, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_HIER);
+    ck_assert_uint_eq(ch.seg_bytes, 65536);
+    loom_allreduce_select_team(&cfg, block, 64u << 20, 1, &ch);
+    ck_assert_uint_eq(ch.seg_bytes, 262144);
+    loom_team_destroy(block);
+}
+END_TEST
+
 /* The other collectives choose the same way: hierarchical for large
  * messages across racks (commutative ones for the reductions), flat for
  * small ones, on one node, and when forced. */
@@ -274,6 +301,7 @@ int main(void)
     tcase_add_test(tc, test_flat_across);
     tcase_add_test(tc, test_other_hier_costs);
     tcase_add_test(tc, test_select_team);
+    tcase_add_test(tc, test_select_hier_segment);
     tcase_add_test(tc, test_select_team_others);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
