@@ -59,10 +59,13 @@ loom_status_t loom_allreduce_hier_plan(const loom_coll_args_t *args,
  * top-level message (0: one segment).  cls[0] prices links inside a node
  * (a rank's own path), cls[1] inside a rack (a node's NIC), cls[2] across
  * racks (a rack's uplink).  With one rack, pass the node count as
- * nodes_per_rack_max. */
+ * nodes_per_rack_max.  On uneven layouts one rank owns several shards
+ * and sends the messages of each: owned[0] is the most shards a rank
+ * owns, owned[1] the most sub-shards (both 1 when nodes and racks are
+ * even; NULL means that). */
 double loom_allreduce_hier_cost(const loom_cost_t cls[3], int ranks_per_node_max,
-                                int nodes_per_rack_max, int racks, double n_bytes,
-                                double seg_bytes);
+                                int nodes_per_rack_max, int racks, const int owned[2],
+                                double n_bytes, double seg_bytes);
 loom_status_t loom_allreduce_dbtree_plan(const loom_coll_args_t *args,
                                          loom_team_t *team, loom_sched_t **sched_p);
 

@@ -45,14 +45,20 @@ loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_tea
 double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_t *team,
                                 double n, double seg)
 {
-    int m = team->num_racks > 1 ? team->shape.max_rack : team->num_nodes;
+    const loom_team_shape_t *sh = &team->shape;
+    int m = team->num_racks > 1 ? sh->max_rack : team->num_nodes;
+    int k1 = (sh->max_node + sh->min_node - 1) / (sh->min_node > 0 ? sh->min_node : 1);
+    int k2 = team->num_racks > 1
+                 ? k1 * ((sh->max_rack + sh->min_rack - 1) / (sh->min_rack > 0 ? sh->min_rack : 1))
+                 : k1;
+    const int owned[2] = { k1, k2 };
     loom_cost_t cls[3];
 
     cls[0] = links->cls[LOOM_LINK_NODE];
     cls[1] = links->cls[LOOM_LINK_RACK];
     cls[2] = links->cls[LOOM_LINK_SPINE];
     cls[2].beta = fmax(cls[2].beta, cls[1].beta / m);
-    return loom_allreduce_hier_cost(cls, team->shape.max_node, m, team->num_racks, n, seg);
+    return loom_allreduce_hier_cost(cls, sh->max_node, m, team->num_racks, owned, n, seg);
 }
 
 static loom_coll_config_t loom_cost_links_flat_config(const loom_coll_config_t *cfg,

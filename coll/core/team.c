@@ -36,7 +36,17 @@ static int loom_team_max(const int *v, int n)
     return m;
 }
 
-/* Counts per node and per rack, then their maxima (team.h).  Nodes are
+static int loom_team_min(const int *v, int n)
+{
+    int i, m = n > 0 ? v[0] : 0;
+
+    for (i = 1; i < n; ++i) {
+        m = v[i] < m ? v[i] : m;
+    }
+    return m;
+}
+
+/* Counts per node and per rack, then their extremes (team.h).  Nodes are
  * numbered by first appearance, so rank i is its node's first exactly
  * when node_of[i] is the next number not seen yet. */
 static loom_status_t loom_team_measure(loom_team_t *team)
@@ -63,7 +73,9 @@ static loom_status_t loom_team_measure(loom_team_t *team)
     }
     *sh = (loom_team_shape_t){
         .max_node = loom_team_max(node_ranks, N),
+        .min_node = loom_team_min(node_ranks, N),
         .max_rack = loom_team_max(rack_nodes, R),
+        .min_rack = loom_team_min(rack_nodes, R),
         .max_rack_ranks = loom_team_max(rack_ranks, R),
         .ring_nic = loom_team_max(node_out, N),
         .ring_uplink = loom_team_max(rack_out, R),

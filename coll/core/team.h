@@ -28,7 +28,9 @@ typedef struct loom_team_params {
  * flat algorithm's traffic meets on the links between nodes. */
 typedef struct loom_team_shape {
     int     max_node;       /* ranks on the largest node */
+    int     min_node;       /* and on the smallest */
     int     max_rack;       /* nodes in the largest rack */
+    int     min_rack;       /* and in the smallest */
     int     max_rack_ranks; /* ranks in the largest rack */
     int     ring_nic;       /* most rank-order ring edges (r -> r+1) leaving one node */
     int     ring_uplink;    /* most of them leaving one rack */

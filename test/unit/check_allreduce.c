@@ -352,9 +352,9 @@ START_TEST(test_hier_cost)
         { .alpha = 5e-6, .beta = 1e-9, .gamma = 1e-10 },
         { .alpha = 2e-5, .beta = 4e-9, .gamma = 1e-10 },
     };
-    double whole = loom_allreduce_hier_cost(cls, 2, 2, 2, 1e6, 0);
+    double whole = loom_allreduce_hier_cost(cls, 2, 2, 2, NULL, 1e6, 0);
     /* 31250 bytes per top-level message, 8 of them per segment: 4 segments. */
-    double piped = loom_allreduce_hier_cost(cls, 2, 2, 2, 1e6, 31250);
+    double piped = loom_allreduce_hier_cost(cls, 2, 2, 2, NULL, 1e6, 31250);
 
     /* node 2e-6 + 1e-4 + 5e-5, rack 1e-5 + 1e-3 + 2.5e-5, racks 4e-5 +
      * 4e-3 + 1.25e-5. */
@@ -363,7 +363,7 @@ START_TEST(test_hier_cost)
      * times behind the first. */
     ck_assert_double_eq_tol(piped, 1.348875e-3 + 3 * 1.043125e-3, 1e-12);
     ck_assert(piped < whole);
-    ck_assert_double_eq(loom_allreduce_hier_cost(cls, 1, 1, 1, 1e6, 0), 0);
+    ck_assert_double_eq(loom_allreduce_hier_cost(cls, 1, 1, 1, NULL, 1e6, 0), 0);
 }
 END_TEST
 

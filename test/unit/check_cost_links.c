@@ -52,6 +52,8 @@ static const int block_nodes[8] = { 0, 0, 1, 1, 2, 2, 3, 3 };
 static const int block_racks[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
 static const int rr_nodes[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
 static const int rr_racks[8] = { 0, 0, 1, 1, 0, 0, 1, 1 };
+static const int uneven_nodes[7] = { 0, 0, 0, 1, 2, 2, 3 };
+static const int uneven_racks[7] = { 0, 0, 0, 0, 1, 1, 1 };
 
 /* Two nodes of one rank: only the node-link level, 2(a + n/2 b) + n/2 g. */
 START_TEST(test_hier_cost_by_hand)
@@ -164,8 +166,6 @@ END_TEST
  * non-commutative ops, on one node, and when a setting forces one. */
 START_TEST(test_select_team)
 {
-    const int uneven_nodes[7] = { 0, 0, 0, 1, 2, 2, 3 };
-    const int uneven_racks[7] = { 0, 0, 0, 0, 1, 1, 1 };
     const int one_node[4] = { 0, 0, 0, 0 };
     loom_coll_config_t cfg = rig_config();
     loom_team_t *block = make_team(8, block_nodes, block_racks);
@@ -217,6 +217,7 @@ START_TEST(test_select_hier_segment)
 {
     loom_coll_config_t cfg = rig_config();
     loom_team_t *block = make_team(8, block_nodes, block_racks);
+    loom_team_t *uneven = make_team(7, uneven_nodes, uneven_racks);
     loom_allreduce_choice_t ch;
 
     loom_allreduce_select_team(&cfg, block, 4u << 20, 1, &ch);
@@ -225,6 +226,11 @@ START_TEST(test_select_hier_segment)
     loom_allreduce_select_team(&cfg, block, 64u << 20, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_HIER);
     ck_assert_uint_eq(ch.seg_bytes, 32768);
+    /* The uneven 3,1,2,1 layout: the one-rank nodes own three shards and
+     * send three times the messages, so segments twice as large. */
+    loom_allreduce_select_team(&cfg, uneven, 64u << 20, 1, &ch);
+    ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_HIER);
+    ck_assert_uint_eq(ch.seg_bytes, 65536);
     cfg.cost_rack_alpha_ns = 200000;
     cfg.cost_spine_alpha_ns = 200000;
     loom_allreduce_select_team(&cfg, block, 4u << 20, 1, &ch);
@@ -233,6 +239,34 @@ START_TEST(test_select_hier_segment)
     loom_allreduce_select_team(&cfg, block, 64u << 20, 1, &ch);
     ck_assert_uint_eq(ch.seg_bytes, 262144);
     loom_team_destroy(block);
+    loom_team_destroy(uneven);
+}
+END_TEST
+
+/* Uneven 3,1,2,1 in two racks of two nodes: the smallest node has one
+ * rank, the smallest rack two nodes, so a rank owns up to three shards
+ * and three sub-shards.  Unsegmented, the busiest rank sends two more
+ * rack-level messages (2(m-1) per shard) and two more across racks
+ * (2(R-1) per sub-shard) per shard it owns beyond one: 4 alpha1 +
+ * 4 alpha2 more than an even layout of the same size. */
+START_TEST(test_hier_cost_uneven)
+{
+    loom_coll_config_t cfg = rig_config();
+    loom_team_t *uneven = make_team(7, uneven_nodes, uneven_racks);
+    loom_cost_links_t links = loom_cost_links_from_config(&cfg, uneven);
+    loom_cost_t cls[3] = { links.cls[LOOM_LINK_NODE], links.cls[LOOM_LINK_RACK],
+                           links.cls[LOOM_LINK_SPINE] };
+    double n = 8.0 * 1024 * 1024;
+
+    ck_assert_int_eq(uneven->shape.max_node, 3);
+    ck_assert_int_eq(uneven->shape.min_node, 1);
+    ck_assert_int_eq(uneven->shape.max_rack, 2);
+    ck_assert_int_eq(uneven->shape.min_rack, 2);
+    cls[2].beta = fmax(cls[2].beta, cls[1].beta / 2);
+    ck_assert_double_eq_tol(loom_cost_allreduce_hier(&links, uneven, n, 0) -
+                                loom_allreduce_hier_cost(cls, 3, 2, 2, NULL, n, 0),
+                            4 * 5e-6 + 4 * 7e-6, 1e-12);
+    loom_team_destroy(uneven);
 }
 END_TEST
 
@@ -302,6 +336,7 @@ int main(void)
     tcase_add_test(tc, test_other_hier_costs);
     tcase_add_test(tc, test_select_team);
     tcase_add_test(tc, test_select_hier_segment);
+    tcase_add_test(tc, test_hier_cost_uneven);
     tcase_add_test(tc, test_select_team_others);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
