@@ -231,6 +231,15 @@ START_TEST(test_select_hier_segment)
     loom_allreduce_select_team(&cfg, uneven, 64u << 20, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_HIER);
     ck_assert_uint_eq(ch.seg_bytes, 65536);
+    /* ... and twice the segments in flight there, not on even layouts,
+     * nor when a setting names the depth. */
+    ck_assert_int_eq(ch.depth, 8);
+    loom_allreduce_select_team(&cfg, block, 64u << 20, 1, &ch);
+    ck_assert_int_eq(ch.depth, 4);
+    cfg.allreduce_depth = 3;
+    loom_allreduce_select_team(&cfg, uneven, 64u << 20, 1, &ch);
+    ck_assert_int_eq(ch.depth, 3);
+    cfg.allreduce_depth = 0;
     cfg.cost_rack_alpha_ns = 200000;
     cfg.cost_spine_alpha_ns = 200000;
     loom_allreduce_select_team(&cfg, block, 4u << 20, 1, &ch);
