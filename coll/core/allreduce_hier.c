@@ -57,7 +57,7 @@
  * layouts): a one-rank node next to nodes of three owns three shards and
  * sends every message of each, so on uneven layouts the alphas weigh
  * more and larger segments pay (on the emulated cluster's 3,1,2,1 layout
- * 64 KiB beat 16 KiB by 1.07 to 1.12 at 16 MiB).  A flat
+ * 64 KiB beat 16 KiB by 1.06 to 1.14 at 16 MiB).  A flat
  * ring pushes 2(p-1)/p n per rank through links of the slowest class,
  * the ranks of a rack all at once; here the uplink carries the minimum.
  * Wins for large messages when the links between racks (or nodes) are

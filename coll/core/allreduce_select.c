@@ -176,7 +176,7 @@ void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t
     /* On uneven layouts a rank that owns several shards works through
      * their messages while the others wait for the next segment: twice
      * the segments in flight took the 3,1,2,1 layout's 16 and 64 MiB from
-     * 1.12 and 1.17 of the uplink bound to 1.08 and 1.13 on the emulated
+     * 1.13 and 1.17 of the uplink bound to 1.08 and 1.13 on the emulated
      * cluster (medians of three), where even layouts gained nothing. */
     if (choice_p->alg == LOOM_ALLREDUCE_HIER && cfg->allreduce_depth <= 0 &&
         (team->shape.min_node < team->shape.max_node ||
