@@ -161,6 +161,7 @@ void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t
     const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
     double t;
     size_t i, seg;
+    int owned[2];
 
     loom_allreduce_select(use, team->size, bytes, commutative, choice_p);
     if (use == cfg || choice_p->forced || choice_p->rule >= 0 || !commutative || bytes == 0) {
@@ -178,9 +179,8 @@ void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t
      * the segments in flight took the 3,1,2,1 layout's 16 and 64 MiB from
      * 1.13 and 1.17 of the uplink bound to 1.08 and 1.13 on the emulated
      * cluster (medians of three), where even layouts gained nothing. */
-    if (choice_p->alg == LOOM_ALLREDUCE_HIER && cfg->allreduce_depth <= 0 &&
-        (team->shape.min_node < team->shape.max_node ||
-         (team->num_racks > 1 && team->shape.min_rack < team->shape.max_rack))) {
+    loom_cost_hier_owned(team, owned);
+    if (choice_p->alg == LOOM_ALLREDUCE_HIER && cfg->allreduce_depth <= 0 && owned[1] > 1) {
         choice_p->depth = 2 * LOOM_SELECT_DEPTH;
     }
 }

@@ -42,23 +42,35 @@ loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_tea
  * of the one link its flows share.  Across racks a node's link carries its
  * l owners' part, 1/m of the rack's, so the slower of uplink and node
  * link over m bounds that level. */
+/* ceil(most / least): how many of the largest group's items the smallest
+ * group's members each take when items are dealt round-robin. */
+static int loom_cost_deal(int most, int least)
+{
+    return least > 0 ? (most + least - 1) / least : most;
+}
+
+void loom_cost_hier_owned(const loom_team_t *team, int owned[2])
+{
+    const loom_team_shape_t *sh = &team->shape;
+
+    owned[0] = loom_cost_deal(sh->max_node, sh->min_node);
+    owned[1] = team->num_racks > 1 ? owned[0] * loom_cost_deal(sh->max_rack, sh->min_rack)
+                                   : owned[0];
+}
+
 double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_t *team,
                                 double n, double seg)
 {
-    const loom_team_shape_t *sh = &team->shape;
-    int m = team->num_racks > 1 ? sh->max_rack : team->num_nodes;
-    int k1 = (sh->max_node + sh->min_node - 1) / (sh->min_node > 0 ? sh->min_node : 1);
-    int k2 = team->num_racks > 1
-                 ? k1 * ((sh->max_rack + sh->min_rack - 1) / (sh->min_rack > 0 ? sh->min_rack : 1))
-                 : k1;
-    const int owned[2] = { k1, k2 };
+    int m = team->num_racks > 1 ? team->shape.max_rack : team->num_nodes, owned[2];
     loom_cost_t cls[3];
 
+    loom_cost_hier_owned(team, owned);
     cls[0] = links->cls[LOOM_LINK_NODE];
     cls[1] = links->cls[LOOM_LINK_RACK];
     cls[2] = links->cls[LOOM_LINK_SPINE];
     cls[2].beta = fmax(cls[2].beta, cls[1].beta / m);
-    return loom_allreduce_hier_cost(cls, sh->max_node, m, team->num_racks, owned, n, seg);
+    return loom_allreduce_hier_cost(cls, team->shape.max_node, m, team->num_racks, owned, n,
+                                    seg);
 }
 
 static loom_coll_config_t loom_cost_links_flat_config(const loom_coll_config_t *cfg,

@@ -62,6 +62,12 @@ double loom_cost_chain_hier(const loom_cost_links_t *links, const loom_team_t *t
 double loom_cost_spread_hier(const loom_cost_links_t *links, const loom_team_t *team,
                              double n, int reduce);
 
+/* The most shards (owned[0]) and sub-shards (owned[1]) one rank of the
+ * team owns in the hierarchical allreduce (allreduce_hier.c): 1 and 1 on
+ * even layouts, more where a small node or rack sits beside a larger one,
+ * whose owners then send the messages of several. */
+void loom_cost_hier_owned(const loom_team_t *team, int owned[2]);
+
 /* The pipelined hierarchical allreduce of n bytes, seg bytes per message
  * across the slowest level (allreduce_hier.c), on this team's links. */
 double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_t *team,
