@@ -15,10 +15,13 @@
  * kind; when `read` is slower than `local`, no schedule of plain loads
  * and stores gets a rank-to-rank copy to the local rate.
  *
- * usage: bench_copy [SIZE ...]   (default 256K 1M 4M; K and M suffixes)
+ * usage: bench_copy [SIZE ...]   (default 256K 1M 4M; K, M, G suffixes)
  * Each line is the median of 9 samples of 200 turns or at least 20 ms.
  */
 #define _GNU_SOURCE
+#include "bench_stats.h"
+#include "tools/common/size.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -91,19 +94,6 @@ static void *bench_run_role(void *arg)
     return NULL;
 }
 
-static int bench_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-static double bench_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), bench_cmp);
-    return v[n / 2];
-}
-
 /* Turns per sample: BENCH_TURNS, more for small sizes so a sample lasts
  * at least 20 ms at 50 GB/s. */
 static long bench_turns(size_t bytes)
@@ -144,24 +134,6 @@ static void bench_size(bench_pair_t *pr)
            bench_median(rd, BENCH_SAMPLES) / bench_median(local, BENCH_SAMPLES));
 }
 
-static size_t bench_parse_size(const char *s)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-
-    if (end == s) {
-        return 0;
-    }
-    if (*end == 'K' || *end == 'k') {
-        v <<= 10;
-        ++end;
-    } else if (*end == 'M' || *end == 'm') {
-        v <<= 20;
-        ++end;
-    }
-    return *end == '\0' ? (size_t)v : 0;
-}
-
 int main(int argc, char **argv)
 {
     static const char *const defaults[] = { "256K", "1M", "4M" };
@@ -169,6 +141,7 @@ int main(int argc, char **argv)
     int nsizes = argc > 1 ? argc - 1 : 3, i, c, found = 0;
     bench_pair_t pr = { .cpu = { -1, -1 } };
     cpu_set_t mine;
+    size_t pages;
 
     if (sched_getaffinity(0, sizeof(mine), &mine) != 0) {
         perror("bench_copy: sched_getaffinity");
@@ -187,15 +160,15 @@ int main(int argc, char **argv)
            BENCH_SAMPLES);
     printf("#    bytes      local      write       read  read/local\n");
     for (i = 0; i < nsizes; ++i) {
-        pr.bytes = bench_parse_size(sizes[i]);
-        if (pr.bytes == 0) {
-            fprintf(stderr, "bench_copy: size '%s': expected a byte count with an optional "
-                            "K or M suffix, such as 256K\n", sizes[i]);
+        if (loom_tool_size_parse(sizes[i], &pr.bytes) != 0 || pr.bytes == 0) {
+            fprintf(stderr, "bench_copy: size '%s': expected a positive byte count with an "
+                            "optional K, M or G suffix, such as 256K\n", sizes[i]);
             return 2;
         }
-        pr.src = aligned_alloc(4096, (pr.bytes + 4095) / 4096 * 4096);
-        pr.shared = aligned_alloc(4096, (pr.bytes + 4095) / 4096 * 4096);
-        pr.dst = aligned_alloc(4096, (pr.bytes + 4095) / 4096 * 4096);
+        pages = (pr.bytes + 4095) / 4096 * 4096;   /* aligned_alloc wants a multiple */
+        pr.src = aligned_alloc(4096, pages);
+        pr.shared = aligned_alloc(4096, pages);
+        pr.dst = aligned_alloc(4096, pages);
         if (pr.src == NULL || pr.shared == NULL || pr.dst == NULL) {
             fprintf(stderr, "bench_copy: out of memory for %zu bytes\n", pr.bytes);
             return 1;

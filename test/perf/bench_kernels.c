@@ -17,6 +17,7 @@
  * Each measurement is repeated; best and median are printed.  Run it with
  * `make bench-kernels`; --help lists the options.
  */
+#include "bench_stats.h"
 #include "coll/core/reduce_kernels.h"
 
 #include <stdint.h>
@@ -182,13 +183,6 @@ static double bench_sample(const bench_case_t *bc, void *src, void *dst,
     return 3.0 * (double)bytes * (double)passes / (bench_now_ns() - t0); /* bytes/ns */
 }
 
-static int bench_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
 /*
  * All cases over buffers of the given size.  Samples are interleaved (a
  * round of every case, reps times) so that STREAM and the kernels share
@@ -223,10 +217,8 @@ static void bench_run_size(const bench_settings_t *set, size_t bytes, const char
         }
     }
     for (c = 0; c < BENCH_NCASES; c++) {
-        qsort(rates[c], (size_t)reps, sizeof(rates[c][0]), bench_cmp_double);
+        median[c] = bench_median(rates[c], reps);   /* sorts: the best is last */
         best[c] = rates[c][reps - 1];
-        median[c] = reps % 2 ? rates[c][reps / 2]
-                             : (rates[c][reps / 2 - 1] + rates[c][reps / 2]) / 2;
     }
 
     printf("\n%s: %.2f MiB per buffer, %d samples\n", title, bytes / BENCH_MIB, reps);
