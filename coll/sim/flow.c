@@ -2,14 +2,18 @@
 #include "flow.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct loom_sim_flow {
     double  remaining;      /* bytes left at t_upd */
     double  rate;           /* bytes/s since t_upd */
+    double  old_rate;       /* while filling: the rate before */
     double  t_upd;
     double  finish;
     double  cap;
+    int64_t capi;           /* cap rounded up; 0: none (or over 1e15) */
     long    user;
     int     links[LOOM_SIM_FLOW_LINKS];
     int     lpos[LOOM_SIM_FLOW_LINKS];  /* index in the link's flow list */
@@ -18,6 +22,17 @@ typedef struct loom_sim_flow {
     unsigned mark;          /* visit epoch of the last settle that saw it */
     int     frozen;
 } loom_sim_flow_t;
+
+/* A flow that ended since the last settle, kept so that one starting on
+ * the same path with the same cap takes its rate (the same flows on the
+ * same links share the same way). */
+typedef struct loom_sim_gone {
+    double  cap, rate;
+    int     links[LOOM_SIM_FLOW_LINKS];
+    int     nlinks;
+    int     next;           /* chain in its hash bucket, -1: end */
+    int     taken;
+} loom_sim_gone_t;
 
 /* An entry of the filling heaps: a link by share or a flow by cap. */
 typedef struct loom_sim_kentry {
@@ -31,8 +46,15 @@ typedef struct loom_sim_link {
     int     *flows;
     int     nflows, cap_flows;
     int     cnt;            /* while filling: flows on it not yet frozen */
+    int64_t capsum;         /* its flows' own caps, rounded up, summed */
+    int     nhuge;          /* its flows with no cap (or one over 1e15) */
+    int64_t cap_floor;      /* its capacity, rounded down */
     unsigned mark;
+    unsigned comp;          /* collect epoch in which it joined the part */
     int     dirty;
+    int     delta;          /* flows on and off it since the last settle,
+                             * less those that took a leaving one's place */
+    int     tight;          /* not slack at some point since then */
 } loom_sim_link_t;
 
 struct loom_sim_net {
@@ -47,6 +69,13 @@ struct loom_sim_net {
     int             cap_free;
     int             *dirty;         /* links touched since the last settle */
     int             ndirty, cap_dirty;
+    int             *added;         /* flows added since the last settle */
+    int             nadded, cap_added;
+    unsigned        comp_epoch;     /* the epoch of the last collect */
+    loom_sim_gone_t *gone;          /* flows ended since the last settle */
+    int             ngone, cap_gone;
+    int             *gone_head;     /* hash buckets by path and cap, -1: empty */
+    int             nbuckets;
     int             *comp_flows, *comp_links, *queue;
     int             cap_comp_flows, cap_comp_links, cap_queue;
     unsigned        epoch;
@@ -91,6 +120,8 @@ loom_status_t loom_sim_net_create(int nlinks, const double *cap_bps, loom_sim_ne
     net->nlinks = nlinks;
     for (l = 0; l < nlinks; ++l) {
         net->links[l].cap = cap_bps[l] > 0 ? cap_bps[l] : HUGE_VAL;
+        net->links[l].cap_floor = cap_bps[l] > 0 && cap_bps[l] < 9e18 ? (int64_t)floor(cap_bps[l])
+                                                                      : INT64_MAX;
     }
     *net_p = net;
     return LOOM_OK;
@@ -111,6 +142,9 @@ void loom_sim_net_destroy(loom_sim_net_t *net)
     free(net->free_slots);
     free(net->heap);
     free(net->dirty);
+    free(net->added);
+    free(net->gone);
+    free(net->gone_head);
     free(net->comp_flows);
     free(net->comp_links);
     free(net->queue);
@@ -118,6 +152,16 @@ void loom_sim_net_destroy(loom_sim_net_t *net)
     free(net->cheap);
     free(net->fresh);
     free(net);
+}
+
+/* A link whose flows, each at its own cap, would not fill it can never
+ * be what limits them: max-min rates are the same with or without it,
+ * so the filling leaves it out and parts do not connect through it (a
+ * spine uplink carrying a few of a tree's flows, say).  Integer sums of
+ * rounded-up caps keep the test exact and conservative. */
+static int loom_sim_link_slack(const loom_sim_link_t *lk)
+{
+    return lk->nhuge == 0 && lk->capsum <= lk->cap_floor;
 }
 
 /* ------------------------------------------------------------ the heap */
@@ -173,11 +217,121 @@ static void loom_sim_heap_remove(loom_sim_net_t *net, int i)
     }
 }
 
+/* ------------------------------------------------------- ended flows */
+
+static uint64_t loom_sim_path_hash(const int *links, int nlinks, double cap)
+{
+    uint64_t h = (uint64_t)nlinks * UINT64_C(0x9E3779B97F4A7C15), bits;
+    int i;
+
+    for (i = 0; i < nlinks; ++i) {
+        h = (h ^ (uint64_t)(uint32_t)links[i]) * UINT64_C(0xBF58476D1CE4E5B9);
+        h ^= h >> 29;
+    }
+    memcpy(&bits, &cap, sizeof(bits));
+    h = (h ^ bits ^ bits >> 32) * UINT64_C(0x94D049BB133111EB);
+    return h ^ h >> 31;
+}
+
+static int loom_sim_gone_bucket(const loom_sim_net_t *net, const int *links, int nlinks,
+                                double cap)
+{
+    return (int)(loom_sim_path_hash(links, nlinks, cap) & (uint64_t)(net->nbuckets - 1));
+}
+
+/* Keeps an ending flow's path, cap and rate for the rest of the batch;
+ * when memory runs out it is simply not kept (a later flow on its path
+ * is then filled like any new one). */
+static void loom_sim_gone_keep(loom_sim_net_t *net, const loom_sim_flow_t *f)
+{
+    loom_sim_gone_t *g;
+    int b, i, n;
+
+    if (net->ngone == net->cap_gone) {
+        n = net->cap_gone ? 2 * net->cap_gone : 256;
+        g = realloc(net->gone, sizeof(*g) * (size_t)n);
+        if (g == NULL) {
+            return;
+        }
+        net->gone = g;
+        net->cap_gone = n;
+    }
+    if (2 * (net->ngone + 1) > net->nbuckets) {
+        n = net->nbuckets ? 2 * net->nbuckets : 512;
+        int *h = realloc(net->gone_head, sizeof(int) * (size_t)n);
+
+        if (h == NULL) {
+            return;
+        }
+        net->gone_head = h;
+        net->nbuckets = n;
+        for (b = 0; b < n; ++b) {
+            h[b] = -1;
+        }
+        for (i = 0; i < net->ngone; ++i) {
+            g = &net->gone[i];
+            b = loom_sim_gone_bucket(net, g->links, g->nlinks, g->cap);
+            g->next = h[b];
+            h[b] = i;
+        }
+    }
+    g = &net->gone[net->ngone];
+    g->cap = f->cap;
+    g->rate = f->rate;
+    g->nlinks = f->nlinks;
+    memcpy(g->links, f->links, sizeof(g->links));
+    g->taken = 0;
+    b = loom_sim_gone_bucket(net, f->links, f->nlinks, f->cap);
+    g->next = net->gone_head[b];
+    net->gone_head[b] = net->ngone++;
+}
+
+/* An ended flow of this batch on exactly this path with this cap, not
+ * yet taken by another; NULL when none. */
+static loom_sim_gone_t *loom_sim_gone_find(loom_sim_net_t *net, const int *links, int nlinks,
+                                           double cap)
+{
+    loom_sim_gone_t *g;
+    int e;
+
+    if (net->ngone == 0) {
+        return NULL;
+    }
+    for (e = net->gone_head[loom_sim_gone_bucket(net, links, nlinks, cap)]; e >= 0; e = g->next) {
+        g = &net->gone[e];
+        if (!g->taken && g->nlinks == nlinks && g->cap == cap &&
+            memcmp(g->links, links, sizeof(int) * (size_t)nlinks) == 0) {
+            return g;
+        }
+    }
+    return NULL;
+}
+
+static void loom_sim_gone_clear(loom_sim_net_t *net)
+{
+    int i;
+
+    for (i = 0; i < net->ngone; ++i) {
+        const loom_sim_gone_t *g = &net->gone[i];
+
+        net->gone_head[loom_sim_gone_bucket(net, g->links, g->nlinks, g->cap)] = -1;
+    }
+    net->ngone = 0;
+}
+
 /* -------------------------------------------------------------- flows */
 
-static int loom_sim_mark_dirty(loom_sim_net_t *net, int l)
+/* Notes a change of link l's flows since the last settle: +1 for a flow
+ * coming on or leaving, -1 for one that takes the place of a flow that
+ * left (which undoes that one's +1); tight says whether the link could
+ * limit its flows before the change. */
+static int loom_sim_touch(loom_sim_net_t *net, int l, int change, int tight)
 {
-    if (net->links[l].dirty) {
+    loom_sim_link_t *lk = &net->links[l];
+
+    lk->delta += change;
+    lk->tight |= tight;
+    if (lk->dirty) {
         return 0;
     }
     if (loom_sim_grow(&net->dirty, &net->cap_dirty, net->ndirty + 1) != 0) {
@@ -193,7 +347,9 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
 {
     loom_sim_flow_t *f, *nf;
     loom_sim_link_t *lk;
-    int slot, i, n;
+    loom_sim_gone_t *g;
+    int slot, i, n, tight;
+    double cap = cap_bps > 0 ? cap_bps : HUGE_VAL;
 
     if (net->nfree == 0) {
         if (net->nslots == net->cap_slots) {
@@ -209,10 +365,19 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
     } else {
         slot = net->free_slots[--net->nfree];
     }
+    if (loom_sim_grow(&net->heap, &net->cap_heap, net->nheap + 1) != 0 ||
+        loom_sim_grow(&net->added, &net->cap_added, net->nadded + 1) != 0) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    /* The next message of a pipeline often starts on the path its
+     * predecessor just left: then every link carries the flows it
+     * carried, and the newcomer moves at the rate the other had. */
+    g = loom_sim_gone_find(net, links, nlinks, cap);
     f = &net->flows[slot];
     *f = (loom_sim_flow_t){ .remaining = bytes, .rate = 0, .t_upd = now, .finish = HUGE_VAL,
-                            .cap = cap_bps > 0 ? cap_bps : HUGE_VAL, .user = user,
-                            .nlinks = nlinks, .heap_pos = -1, .mark = 0 };
+                            .cap = cap, .user = user, .nlinks = nlinks, .heap_pos = -1,
+                            .mark = 0 };
+    f->capi = f->cap < 1e15 ? (int64_t)ceil(f->cap) : 0;
     for (i = 0; i < nlinks; ++i) {
         lk = &net->links[links[i]];
         if (lk->nflows == lk->cap_flows) {
@@ -224,23 +389,32 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
             lk->flows = a;
             lk->cap_flows = n;
         }
+        tight = !loom_sim_link_slack(lk);
         f->links[i] = links[i];
         f->lpos[i] = lk->nflows;
+        if (f->capi > 0) {
+            lk->capsum += f->capi;
+        } else {
+            lk->nhuge++;
+        }
         lk->flows[lk->nflows++] = slot;
-        if (loom_sim_mark_dirty(net, links[i]) != 0) {
+        if (loom_sim_touch(net, links[i], g != NULL ? -1 : 1, tight) != 0) {
             return LOOM_ERR_NO_MEMORY;
         }
     }
-    if (loom_sim_grow(&net->heap, &net->cap_heap, net->nheap + 1) != 0) {
-        return LOOM_ERR_NO_MEMORY;
-    }
-    f->heap_pos = net->nheap;
-    net->heap[net->nheap++] = slot;
-    if (nlinks == 0) {
+    if (g != NULL) {
+        g->taken = 1;
+        f->rate = g->rate;
+        f->finish = f->rate > 0 ? now + bytes / f->rate : HUGE_VAL;
+    } else if (nlinks == 0) {
         /* Alone on its path: its own speed, now and until it ends. */
         f->rate = f->cap;
         f->finish = now + bytes / f->rate;
+    } else {
+        net->added[net->nadded++] = slot;
     }
+    f->heap_pos = net->nheap;
+    net->heap[net->nheap++] = slot;
     loom_sim_heap_fix(net, f->heap_pos);
     return LOOM_OK;
 }
@@ -271,7 +445,7 @@ int loom_sim_net_pop(loom_sim_net_t *net, double t, long *user_p)
 {
     loom_sim_flow_t *f;
     loom_sim_link_t *lk;
-    int slot, i, moved;
+    int slot, i, k, moved, tight;
 
     if (net->nheap == 0 || net->flows[net->heap[0]].finish > t) {
         return 0;
@@ -281,11 +455,15 @@ int loom_sim_net_pop(loom_sim_net_t *net, double t, long *user_p)
     loom_sim_heap_remove(net, 0);
     for (i = 0; i < f->nlinks; ++i) {
         lk = &net->links[f->links[i]];
+        tight = !loom_sim_link_slack(lk);
+        if (f->capi > 0) {
+            lk->capsum -= f->capi;
+        } else {
+            lk->nhuge--;
+        }
         /* Swap-remove from the link's list, fixing the moved flow's index. */
         moved = lk->flows[--lk->nflows];
         if (moved != slot) {
-            int k;
-
             lk->flows[f->lpos[i]] = moved;
             for (k = 0; k < net->flows[moved].nlinks; ++k) {
                 if (net->flows[moved].links[k] == f->links[i]) {
@@ -294,7 +472,10 @@ int loom_sim_net_pop(loom_sim_net_t *net, double t, long *user_p)
             }
         }
         /* A failed mark only delays a rate increase: rates stay feasible. */
-        (void)loom_sim_mark_dirty(net, f->links[i]);
+        (void)loom_sim_touch(net, f->links[i], 1, tight);
+    }
+    if (f->nlinks > 0) {
+        loom_sim_gone_keep(net, f);
     }
     if (loom_sim_grow(&net->free_slots, &net->cap_free, net->nfree + 1) == 0) {
         net->free_slots[net->nfree++] = slot;
@@ -303,54 +484,98 @@ int loom_sim_net_pop(loom_sim_net_t *net, double t, long *user_p)
     return 1;
 }
 
-/* The flows and links connected to the dirty links, into comp_*. */
-static int loom_sim_collect(loom_sim_net_t *net, int *nf_p, int *nl_p)
+/* Queues link l for the walk unless it is slack or already seen. */
+static int loom_sim_reach(loom_sim_net_t *net, int l, unsigned epoch, int *tail)
 {
-    int nf = 0, nl = 0, head = 0, tail = 0, d, i, k, l, s;
-    unsigned epoch = ++net->epoch;
+    loom_sim_link_t *lk = &net->links[l];
 
-    for (d = 0; d < net->ndirty; ++d) {
-        l = net->dirty[d];
-        net->links[l].dirty = 0;
-        if (net->links[l].mark == epoch) {
-            continue;
-        }
-        net->links[l].mark = epoch;
-        if (loom_sim_grow(&net->queue, &net->cap_queue, tail + 1) != 0) {
+    if (lk->mark == epoch || loom_sim_link_slack(lk)) {
+        return 0;
+    }
+    lk->mark = epoch;
+    if (loom_sim_grow(&net->queue, &net->cap_queue, *tail + 1) != 0) {
+        return -1;
+    }
+    net->queue[(*tail)++] = l;
+    return 0;
+}
+
+/* Adds flow s to the part and queues its links. */
+static int loom_sim_take(loom_sim_net_t *net, int s, unsigned epoch, int *nf, int *tail)
+{
+    int k;
+
+    if (net->flows[s].mark == epoch) {
+        return 0;
+    }
+    net->flows[s].mark = epoch;
+    if (loom_sim_grow(&net->comp_flows, &net->cap_comp_flows, *nf + 1) != 0) {
+        return -1;
+    }
+    net->comp_flows[(*nf)++] = s;
+    for (k = 0; k < net->flows[s].nlinks; ++k) {
+        if (loom_sim_reach(net, net->flows[s].links[k], epoch, tail) != 0) {
             return -1;
         }
-        net->queue[tail++] = l;
-        while (head < tail) {
-            l = net->queue[head++];
-            if (loom_sim_grow(&net->comp_links, &net->cap_comp_links, nl + 1) != 0) {
-                return -1;
-            }
-            net->comp_links[nl++] = l;
-            for (i = 0; i < net->links[l].nflows; ++i) {
-                s = net->links[l].flows[i];
-                if (net->flows[s].mark == epoch) {
-                    continue;
-                }
-                net->flows[s].mark = epoch;
-                if (loom_sim_grow(&net->comp_flows, &net->cap_comp_flows, nf + 1) != 0) {
+    }
+    return 0;
+}
+
+/*
+ * The flows whose rates may change, into comp_flows, and the links that
+ * can limit them, into comp_links: the flows added since the last settle
+ * and those on a dirty link, then everything connected to them through
+ * links that are not slack.  A dirty link that went slack when a flow
+ * left it still hands its flows in (they may speed up) but joins no part.
+ */
+static int loom_sim_collect(loom_sim_net_t *net, int *nf_p, int *nl_p)
+{
+    int nf = 0, nl = 0, head = 0, tail = 0, d, i, l, changed, tight;
+    unsigned epoch = ++net->epoch;
+    loom_sim_link_t *lk;
+
+    for (d = 0; d < net->nadded; ++d) {
+        if (net->flows[net->added[d]].heap_pos >= 0 &&
+            loom_sim_take(net, net->added[d], epoch, &nf, &tail) != 0) {
+            return -1;
+        }
+    }
+    net->nadded = 0;
+    for (d = 0; d < net->ndirty; ++d) {
+        lk = &net->links[net->dirty[d]];
+        changed = lk->delta != 0;
+        tight = lk->tight || !loom_sim_link_slack(lk);
+        lk->dirty = 0;
+        lk->delta = 0;
+        lk->tight = 0;
+        if (!changed || !tight) {
+            continue;   /* the same flows as before, or it limited none */
+        }
+        if (lk->mark != epoch && loom_sim_link_slack(lk)) {
+            for (i = 0; i < lk->nflows; ++i) {
+                if (loom_sim_take(net, lk->flows[i], epoch, &nf, &tail) != 0) {
                     return -1;
                 }
-                net->comp_flows[nf++] = s;
-                for (k = 0; k < net->flows[s].nlinks; ++k) {
-                    int l2 = net->flows[s].links[k];
-
-                    if (net->links[l2].mark != epoch) {
-                        net->links[l2].mark = epoch;
-                        if (loom_sim_grow(&net->queue, &net->cap_queue, tail + 1) != 0) {
-                            return -1;
-                        }
-                        net->queue[tail++] = l2;
-                    }
-                }
             }
+        } else if (loom_sim_reach(net, net->dirty[d], epoch, &tail) != 0) {
+            return -1;
         }
     }
     net->ndirty = 0;
+    while (head < tail) {
+        l = net->queue[head++];
+        if (loom_sim_grow(&net->comp_links, &net->cap_comp_links, nl + 1) != 0) {
+            return -1;
+        }
+        net->comp_links[nl++] = l;
+        net->links[l].comp = epoch;
+        for (i = 0; i < net->links[l].nflows; ++i) {
+            if (loom_sim_take(net, net->links[l].flows[i], epoch, &nf, &tail) != 0) {
+                return -1;
+            }
+        }
+    }
+    net->comp_epoch = epoch;
     *nf_p = nf;
     *nl_p = nl;
     return 0;
@@ -448,16 +673,29 @@ static int loom_sim_share_current(const loom_sim_net_t *net, const loom_sim_kent
  * link takes level once per flow frozen on it, so the rates are those
  * of a plain round-by-round pass, to the last bit.
  */
+/* A filling that ran out of memory half way: every flow of the part
+ * back to the rate it had (feasible, if not fair). */
+static void loom_sim_fill_undo(loom_sim_net_t *net, int nf)
+{
+    int i;
+
+    for (i = 0; i < nf; ++i) {
+        net->flows[net->comp_flows[i]].rate = net->flows[net->comp_flows[i]].old_rate;
+    }
+}
+
 void loom_sim_net_settle(loom_sim_net_t *net, double now)
 {
-    int nf, nl, left, i, k, nlh = 0, nch = 0, nnew;
+    int nf, nl, left, i, k, nlh = 0, nch = 0, nnew, status;
     double level, thr;
     loom_sim_kentry_t e;
     loom_sim_flow_t *f;
     loom_sim_link_t *lk;
     unsigned stamp;
 
-    if (net->ndirty == 0 || loom_sim_collect(net, &nf, &nl) != 0) {
+    status = net->ndirty == 0 && net->nadded == 0 ? -1 : loom_sim_collect(net, &nf, &nl);
+    loom_sim_gone_clear(net);   /* ended flows are only matched within a batch */
+    if (status != 0) {
         return;
     }
     if (loom_sim_kheap_reserve(&net->lheap, &net->cap_lheap, nl + 1) != 0 ||
@@ -476,10 +714,7 @@ void loom_sim_net_settle(loom_sim_net_t *net, double now)
     for (i = 0; i < nf; ++i) {
         f = &net->flows[net->comp_flows[i]];
         f->frozen = 0;
-        /* Bytes moved at the old rate up to now. */
-        f->remaining -= f->rate * (now - f->t_upd);
-        f->remaining = f->remaining > 0 ? f->remaining : 0;
-        f->t_upd = now;
+        f->old_rate = f->rate;
         net->cheap[nch++] = (loom_sim_kentry_t){ f->cap, net->comp_flows[i] };
     }
     for (i = nlh / 2 - 1; i >= 0; --i) {
@@ -537,8 +772,10 @@ void loom_sim_net_settle(loom_sim_net_t *net, double now)
             f = &net->flows[net->fresh[i]];
             for (k = 0; k < f->nlinks; ++k) {
                 lk = &net->links[f->links[k]];
-                lk->rem -= level;
-                lk->cnt -= 1;
+                if (lk->comp == net->comp_epoch) {
+                    lk->rem -= level;
+                    lk->cnt -= 1;
+                }
             }
         }
         stamp = ++net->epoch;
@@ -546,10 +783,11 @@ void loom_sim_net_settle(loom_sim_net_t *net, double now)
             f = &net->flows[net->fresh[i]];
             for (k = 0; k < f->nlinks; ++k) {
                 lk = &net->links[f->links[k]];
-                if (lk->cnt > 0 && lk->mark != stamp) {
+                if (lk->comp == net->comp_epoch && lk->cnt > 0 && lk->mark != stamp) {
                     lk->mark = stamp;
                     if (loom_sim_kheap_reserve(&net->lheap, &net->cap_lheap, nlh + 1) != 0) {
-                        return;   /* rates of frozen flows set, the rest as they were */
+                        loom_sim_fill_undo(net, nf);
+                        return;
                     }
                     loom_sim_kheap_push(net->lheap, &nlh, lk->rem / lk->cnt, f->links[k]);
                 }
@@ -557,15 +795,20 @@ void loom_sim_net_settle(loom_sim_net_t *net, double now)
         }
     }
     for (i = 0; i < nf; ++i) {
-        double finish;
-
         f = &net->flows[net->comp_flows[i]];
-        finish = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
-        /* Most of a large part keeps its finish time: its place in the
-         * heap is right as it is (fixing it would move nothing). */
-        if (finish != f->finish) {
-            f->finish = finish;
-            loom_sim_heap_fix(net, f->heap_pos);
+        /* A flow whose rate stays keeps its finish time as it was: worked
+         * out again it could move by a rounding error, and which flows
+         * are re-filled together (how the parts fall) would then show in
+         * the results. */
+        if (f->rate == f->old_rate) {
+            continue;
         }
+        /* Bytes moved at the old rate up to now. */
+        f->remaining -= f->old_rate * (now - f->t_upd);
+        f->remaining = f->remaining > 0 ? f->remaining : 0;
+        f->t_upd = now;
+        f->finish = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
+        loom_sim_heap_fix(net, f->heap_pos);
     }
 }
+

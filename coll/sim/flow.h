@@ -13,8 +13,19 @@
  * Rates change only when flows start or end, and only in the connected
  * part of the network those flows touch: after each batch of changes
  * (net_settle) the flows reachable from a touched link are re-filled,
- * the others keep their rates.  Finish times sit in an indexed heap, so
- * an event costs O(log flows) plus the size of its connected part.
+ * the others keep their rates and their finish times, to the bit.  Two
+ * things keep the parts small, neither changing a rate:
+ *
+ *   - a link that its flows, each at its own cap, could not fill (a
+ *     spine uplink carrying a few of a tree's flows) limits nobody, so
+ *     parts do not connect through it;
+ *   - a flow that starts on exactly the path, and with the cap, of one
+ *     that ended in the same batch (a pipeline's next segment on its
+ *     connection) leaves every link carrying what it carried: it takes
+ *     the ended flow's rate and nothing is re-filled for it.
+ *
+ * Finish times sit in an indexed heap, so an event costs O(log flows)
+ * plus the size of its connected part.
  */
 #ifndef LOOM_SIM_FLOW_H
 #define LOOM_SIM_FLOW_H
