@@ -341,12 +341,15 @@ static int loom_sim_conn_wait(loom_sim_exec_t *x, loom_sim_conn_t *c, long send,
 
 /* -------------------------------------------------------------- steps */
 
-/* The links a message from src to dst crosses (model.h). */
+/* The links a message from src to dst crosses (model.h); when the run is
+ * folded, it enters by the links of the rank that stands for dst. */
 static int loom_sim_path(const loom_sim_exec_t *x, int src, int dst, loom_sim_class_t cls,
                          int *links)
 {
     const loom_sim_layout_t *lay = x->lay;
     int n = 0;
+
+    dst = loom_sim_prog_rep(x->prog, dst);
 
     if (cls == LOOM_SIM_INTRA_NODE) {
         links[n++] = x->port_out0 + src;
@@ -457,11 +460,12 @@ static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
         } else {
             /* A send waits for a receive of (me -> peer), a receive for a
              * send of (peer -> me); link holds the tag. */
-            partner = is_recv ? loom_sim_match_take(x, st->peer, r, st->link, 0)
-                              : loom_sim_match_take(x, r, st->peer, st->link, 1);
+            int32_t src = is_recv ? st->peer : r, dst = is_recv ? r : st->peer;
+
+            loom_sim_prog_key(prog, &src, &dst);
+            partner = loom_sim_match_take(x, src, dst, st->link, !is_recv);
             if (partner < 0) {
-                loom_sim_match_put(x, s, is_recv ? st->peer : r, is_recv ? r : st->peer,
-                                   st->link, is_recv);
+                loom_sim_match_put(x, s, src, dst, st->link, is_recv);
                 break;
             }
         }
@@ -633,8 +637,11 @@ loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *m
     } else if (x.done != prog->real_steps) {
         status = LOOM_ERR_DEADLOCK;
     } else {
+        /* A folded run's counts stand for every rank's. */
         x.res.time_s = x.last;
-        x.res.steps = prog->real_steps;
+        x.res.steps = prog->real_steps * prog->orbit;
+        x.res.messages *= prog->orbit;
+        x.res.bytes_sent *= prog->orbit;
         *result_p = x.res;
     }
 out:

@@ -28,6 +28,8 @@ typedef struct loom_sim_build_params {
     size_t                  seg_bytes;
     int                     depth;
     int                     in_place;
+    int                     fold;       /* run one rack for all when the run
+                                         * is symmetric (fold.h) */
 } loom_sim_build_params_t;
 
 /* A team of the layout's ranks (rank 0's view) with its nodes and racks,

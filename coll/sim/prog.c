@@ -1,5 +1,6 @@
 /* Building every rank's schedule into one program (exec.h, prog.h). */
 #include "prog.h"
+#include "fold.h"
 #include "coll/core/team.h"
 
 #include <stdint.h>
@@ -108,7 +109,7 @@ static int loom_sim_meet_note(loom_sim_prog_t *prog, int r, long s, int32_t src,
                               uint32_t tag, int is_recv)
 {
     loom_sim_meet_t *m;
-    int other = is_recv ? src : dst;
+    int other = loom_sim_prog_rep(prog, is_recv ? src : dst);
 
     if (loom_sim_meet_reserve(prog) != 0) {
         return -1;
@@ -251,9 +252,13 @@ static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *s
                                                                    : cnt[i])
                                << LOOM_SIM_STEP_NDEP_SHIFT) };
         if (d->type == LOOM_STEP_SEND || d->type == LOOM_STEP_RECV) {
+            int32_t src, dst;
+
             is_recv = d->type == LOOM_STEP_RECV;
-            if (loom_sim_meet_note(prog, r, s, is_recv ? d->peer : r, is_recv ? r : d->peer,
-                                   d->tag_step, is_recv) != 0) {
+            src = is_recv ? d->peer : r;
+            dst = is_recv ? r : d->peer;
+            loom_sim_prog_key(prog, &src, &dst);
+            if (loom_sim_meet_note(prog, r, s, src, dst, d->tag_step, is_recv) != 0) {
                 return -1;
             }
         }
@@ -312,6 +317,7 @@ loom_status_t loom_sim_prog_create(const loom_sim_layout_t *layout, loom_sim_pro
     }
     prog->layout = layout;
     prog->p = layout->p;
+    prog->orbit = 1;
     prog->count = malloc(sizeof(*prog->count) * (size_t)layout->p);
     if (prog->count == NULL) {
         free(prog);
@@ -338,15 +344,88 @@ static void loom_sim_prog_reset(loom_sim_prog_t *prog)
     }
 }
 
+/* Runs p ranks from now on, keeping the steps' memory (counted in
+ * levels of p records). */
+static void loom_sim_prog_stride(loom_sim_prog_t *prog, int p)
+{
+    prog->cap_levels = prog->cap_levels * prog->p / p;
+    prog->p = p;
+    prog->orbit = prog->layout->p / p;
+}
+
+/* Plans ranks 0..prog->p - 1 into prog; with hashes, also hashes each
+ * one's schedule into hashes[r] (fold.h). */
+static loom_status_t loom_sim_prog_ranks(loom_sim_prog_t *prog, const loom_sim_build_params_t *pa,
+                                         const loom_coll_args_t *args, loom_team_t *team,
+                                         uint64_t *hashes)
+{
+    int p = prog->p, r;
+    loom_status_t status;
+    loom_sched_t *sched;
+
+    for (r = 0; r < p; ++r) {
+        /* Plans depend on the team only through size, rank and the
+         * node/rack maps: one team serves every rank in turn. */
+        team->rank = r;
+        status = pa->plan(args, team, &sched);
+        if (status != LOOM_OK) {
+            return status;
+        }
+        if (hashes != NULL) {
+            hashes[r] = loom_sim_fold_hash(sched, r, team->size);
+        }
+        if (loom_sim_prog_add(prog, r, sched) != 0) {
+            loom_sched_destroy(sched);
+            return LOOM_ERR_NO_MEMORY;
+        }
+        loom_sched_destroy(sched);
+        /* Room for every rank at once, rather than growing in steps. */
+        if (r == 0 && prog->cap_levels < prog->levels + prog->levels / 16 + 1) {
+            long levels = prog->cap_levels;
+
+            if (loom_sim_prog_grow((void **)&prog->steps, &levels,
+                                   prog->levels + prog->levels / 16 + 1,
+                                   sizeof(*prog->steps) * (size_t)p) != 0) {
+                return LOOM_ERR_NO_MEMORY;
+            }
+            prog->cap_levels = levels;
+        }
+    }
+    return LOOM_OK;
+}
+
+/* Whether every rank from d on plans rank (r mod d)'s schedule, rotated:
+ * its hash is its representative's.  The first mismatch ends the check
+ * (an asymmetric plan usually shows it at rank d). */
+static int loom_sim_fold_holds(const loom_sim_build_params_t *pa, const loom_coll_args_t *args,
+                               loom_team_t *team, int d, const uint64_t *hashes)
+{
+    int r, same;
+    loom_sched_t *sched;
+
+    for (r = d; r < team->size; ++r) {
+        team->rank = r;
+        if (pa->plan(args, team, &sched) != LOOM_OK) {
+            return 0;
+        }
+        same = loom_sim_fold_hash(sched, r, team->size) == hashes[r % d];
+        loom_sched_destroy(sched);
+        if (!same) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_params_t *pa)
 {
     const loom_sim_layout_t *lay = pa->layout;
-    int p = lay->p, r;
+    int d;
     size_t esize = pa->elem_size ? pa->elem_size : 4;
     loom_status_t status;
     loom_team_t *team = NULL;
-    loom_sched_t *sched;
     loom_coll_args_t args;
+    uint64_t *hashes = NULL;
 
     loom_sim_prog_reset(prog);
     if (lay != prog->layout) {
@@ -365,36 +444,33 @@ loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_par
         .in_place = pa->in_place, .seg_bytes = pa->seg_bytes, .depth = pa->depth,
     };
     args.recvbuf = (void *)(uintptr_t)(0x1000 + ((pa->bytes + 4095) & ~(size_t)4095) + 4096);
-    for (r = 0; r < p; ++r) {
-        /* Plans depend on the team only through size, rank and the
-         * node/rack maps: one team serves every rank in turn. */
-        team->rank = r;
-        status = pa->plan(&args, team, &sched);
-        if (status != LOOM_OK) {
-            goto out;
-        }
-        if (loom_sim_prog_add(prog, r, sched) != 0) {
-            loom_sched_destroy(sched);
+    d = pa->fold ? loom_sim_fold_distance(lay) : lay->p;
+    if (d < lay->p) {
+        hashes = malloc(sizeof(*hashes) * (size_t)d);
+        if (hashes == NULL) {
             status = LOOM_ERR_NO_MEMORY;
             goto out;
         }
-        loom_sched_destroy(sched);
-        /* Room for every rank at once, rather than growing in steps. */
-        if (r == 0 && prog->cap_levels < prog->levels + prog->levels / 16 + 1) {
-            long levels = prog->cap_levels;
-
-            if (loom_sim_prog_grow((void **)&prog->steps, &levels,
-                                   prog->levels + prog->levels / 16 + 1,
-                                   sizeof(*prog->steps) * (size_t)p) != 0) {
-                status = LOOM_ERR_NO_MEMORY;
-                goto out;
-            }
-            prog->cap_levels = levels;
+        loom_sim_prog_stride(prog, d);
+        status = loom_sim_prog_ranks(prog, pa, &args, team, hashes);
+        if (status == LOOM_OK && loom_sim_fold_holds(pa, &args, team, d, hashes)) {
+            goto built;
         }
+        if (status != LOOM_OK && status != LOOM_ERR_UNSUPPORTED) {
+            goto out;
+        }
+        loom_sim_prog_reset(prog);   /* not symmetric: every rank runs */
     }
+    loom_sim_prog_stride(prog, lay->p);
+    status = loom_sim_prog_ranks(prog, pa, &args, team, NULL);
+    if (status != LOOM_OK) {
+        goto out;
+    }
+built:
     loom_sim_prog_holes(prog);
     prog->as_built = 1;
 out:
+    free(hashes);
     team->rank = 0;
     loom_team_destroy(team);
     if (status != LOOM_OK) {

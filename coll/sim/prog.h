@@ -66,7 +66,10 @@ typedef struct loom_sim_key {
 
 struct loom_sim_prog {
     const loom_sim_layout_t *layout;
-    int             p;
+    int             p;              /* the ranks it runs: the layout's, or
+                                     * when folded (fold.h) the first p */
+    int             orbit;          /* ranks each one stands for: 1, or the
+                                     * layout's p / p when folded */
     long            levels;         /* the most steps of one rank */
     long            nsteps;         /* levels * p, holes included */
     long            real_steps;     /* not counting holes */
@@ -93,6 +96,23 @@ struct loom_sim_prog {
 static inline int loom_sim_prog_rank_of(const loom_sim_prog_t *prog, long s)
 {
     return prog->steps[s].owner;
+}
+
+/* The rank that stands for rank q of the layout in the run (fold.h). */
+static inline int loom_sim_prog_rep(const loom_sim_prog_t *prog, int q)
+{
+    return q % prog->p;
+}
+
+/* A message's key (source, target) as the run meets it: when folded,
+ * rotated so that the target is one of the ranks that run (a receive's
+ * key is so already; a send's is rotated with its target). */
+static inline void loom_sim_prog_key(const loom_sim_prog_t *prog, int32_t *src, int32_t *dst)
+{
+    int32_t n = prog->layout->p, shift = *dst - *dst % prog->p;
+
+    *src = (*src - shift + n) % n;
+    *dst -= shift;
 }
 
 /* The hash of a message's key (source, target, tag) that the build's

@@ -18,6 +18,13 @@ grep -q '\*' "$tmp/out.txt" || fail "no row marked as Loom's choice"
 # Threads share out the points, not the results.
 "$sim" -p 8,16 -b 1M -e 4M -f 4 -a all -j 3 -q --csv "$tmp/out3.csv" || fail "-j 3 exited $?"
 cmp -s "$tmp/out.csv" "$tmp/out3.csv" || fail "-j 3 changed the CSV"
+# Folding the ranks of a symmetric run onto one rack changes no number
+# (4 racks of 8 ranks: the ring and the hierarchical allreduce fold).
+"$sim" -p 32 --ranks-per-node 4 --nodes-per-rack 2 -b 64K -e 4M -f 8 -a all -q \
+    --csv "$tmp/fold.csv" || fail "the folding sweep exited $?"
+"$sim" -p 32 --ranks-per-node 4 --nodes-per-rack 2 -b 64K -e 4M -f 8 -a all -q --no-fold \
+    --csv "$tmp/nofold.csv" || fail "--no-fold exited $?"
+cmp -s "$tmp/fold.csv" "$tmp/nofold.csv" || fail "--no-fold changed the CSV"
 # The plot's script, through a stand-in gnuplot that keeps it: plain
 # text, so that double_binary_tree is not drawn with subscripts.
 printf '#!/bin/sh\ncat >"%s/plot.gp"\n' "$tmp" >"$tmp/gnuplot" && chmod +x "$tmp/gnuplot"

@@ -11,7 +11,8 @@ enum {   /* long options without a short form */
     LOOM_SIM_OPT_CSV = 256, LOOM_SIM_OPT_PLOT, LOOM_SIM_OPT_PLOT_BYTES, LOOM_SIM_OPT_MODEL,
     LOOM_SIM_OPT_RPN, LOOM_SIM_OPT_NPR, LOOM_SIM_OPT_NICS, LOOM_SIM_OPT_MAP,
     LOOM_SIM_OPT_OVERSUB, LOOM_SIM_OPT_NODES, LOOM_SIM_OPT_SET, LOOM_SIM_OPT_IN_PLACE,
-    LOOM_SIM_OPT_PINGPONG, LOOM_SIM_OPT_BENCH, LOOM_SIM_OPT_BENCH_ALG, LOOM_SIM_OPT_BENCH_NP
+    LOOM_SIM_OPT_PINGPONG, LOOM_SIM_OPT_BENCH, LOOM_SIM_OPT_BENCH_ALG, LOOM_SIM_OPT_BENCH_NP,
+    LOOM_SIM_OPT_NO_FOLD
 };
 
 static const struct option loom_sim_long_options[] = {
@@ -36,6 +37,7 @@ static const struct option loom_sim_long_options[] = {
     { "oversubscription", required_argument, NULL, LOOM_SIM_OPT_OVERSUB },
     { "set", required_argument, NULL, LOOM_SIM_OPT_SET },
     { "in-place", no_argument, NULL, LOOM_SIM_OPT_IN_PLACE },
+    { "no-fold", no_argument, NULL, LOOM_SIM_OPT_NO_FOLD },
     { "pingpong", required_argument, NULL, LOOM_SIM_OPT_PINGPONG },
     { "bench", required_argument, NULL, LOOM_SIM_OPT_BENCH },
     { "bench-algorithm", required_argument, NULL, LOOM_SIM_OPT_BENCH_ALG },
@@ -77,6 +79,9 @@ static void loom_sim_usage(FILE *out)
         "      --oversubscription X rack uplink = rack NIC capacity / X (default 4)\n"
         "      --set KEY=VALUE      any model key (docs/loom-sim.md)\n"
         "      --in-place           MPI_IN_PLACE (default: separate buffers, one copy)\n"
+        "      --no-fold            run every rank even when the run is symmetric\n"
+        "                           (by default a symmetric run is simulated on one\n"
+        "                           rack and stands for all: the same times, faster)\n"
         "      --csv FILE           also write the results as CSV\n"
         "      --plot FILE.png      busbw against rank count (against size when one\n"
         "                           rank count), one line per algorithm, with gnuplot\n"
@@ -303,6 +308,9 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
             break;
         case LOOM_SIM_OPT_IN_PLACE:
             o.in_place = 1;
+            break;
+        case LOOM_SIM_OPT_NO_FOLD:
+            o.no_fold = 1;
             break;
         case LOOM_SIM_OPT_PINGPONG:
             o.pingpong_path = optarg;

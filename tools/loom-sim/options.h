@@ -30,6 +30,7 @@ typedef struct loom_sim_options {
     size_t              min_bytes, max_bytes;
     int                 factor;
     int                 in_place;
+    int                 no_fold;        /* every rank runs, symmetric or not */
     const char          *csv_path;
     const char          *plot_path;
     size_t              plot_bytes;     /* 0: the largest size */

@@ -41,7 +41,7 @@ static void loom_sim_config(const loom_sim_model_t *m, loom_coll_config_t *cfg)
 /* One point on prog's layout; prog is rebuilt in place (exec.h). */
 static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model, loom_sim_prog_t *prog,
                                          const loom_sim_layout_t *lay, size_t bytes, int alg,
-                                         int in_place, loom_sim_row_t *row)
+                                         int in_place, int fold, loom_sim_row_t *row)
 {
     loom_allreduce_choice_t choice, forced;
     loom_coll_config_t cfg;
@@ -72,7 +72,8 @@ static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model, loom_sim
                                     .layout = lay,
                                     .plan = loom_allreduce_algorithms[forced.alg].plan,
                                     .bytes = bytes, .seg_bytes = forced.seg_bytes,
-                                    .depth = forced.depth, .in_place = in_place });
+                                    .depth = forced.depth, .in_place = in_place,
+                                    .fold = fold });
     if (status == LOOM_ERR_UNSUPPORTED) {
         return LOOM_OK;   /* the row says the plan refused */
     }
@@ -102,7 +103,7 @@ loom_status_t loom_sim_predict(const loom_sim_model_t *model, int p, size_t byte
     }
     status = loom_sim_prog_create(lay, &prog);
     if (status == LOOM_OK) {
-        status = loom_sim_predict_on(model, prog, lay, bytes, alg, in_place, row_p);
+        status = loom_sim_predict_on(model, prog, lay, bytes, alg, in_place, 1, row_p);
         loom_sim_prog_destroy(prog);
     }
     loom_sim_layout_destroy(lay);
@@ -144,7 +145,7 @@ static void *loom_sim_batch_work(void *arg)
             bytes *= (size_t)o->factor;
         }
         status = loom_sim_predict_on(&o->model, prog, b->lay, bytes, o->algs[i % o->nalgs],
-                                     o->in_place, &b->rows[i]);
+                                     o->in_place, !o->no_fold, &b->rows[i]);
         pthread_mutex_lock(&b->lock);
         b->done++;
         if (b->progress != NULL) {
