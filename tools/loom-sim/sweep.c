@@ -111,14 +111,15 @@ loom_status_t loom_sim_predict(const loom_sim_model_t *model, int p, size_t byte
 }
 
 /* One rank count's points (size-major, then algorithm), handed out to
- * the workers one at a time; each worker rebuilds its own program. */
+ * the workers one at a time, the last first; each worker rebuilds its
+ * own program. */
 typedef struct loom_sim_batch {
     const loom_sim_options_t *o;
     const loom_sim_layout_t *lay;
     loom_sim_row_t          *rows;      /* one per point */
     int                     npoints;
     pthread_mutex_t         lock;       /* guards the fields below */
-    int                     next;       /* the next point to take */
+    int                     next;       /* points taken so far */
     int                     done;
     loom_status_t           status;     /* the first error */
     FILE                    *progress;
@@ -135,8 +136,10 @@ static void *loom_sim_batch_work(void *arg)
     int i, k;
 
     while (status == LOOM_OK) {
+        /* Largest sizes first: they take longest, and a worker left with
+         * one of them at the end would keep the others idle. */
         pthread_mutex_lock(&b->lock);
-        i = b->status == LOOM_OK && b->next < b->npoints ? b->next++ : -1;
+        i = b->status == LOOM_OK && b->next < b->npoints ? b->npoints - 1 - b->next++ : -1;
         pthread_mutex_unlock(&b->lock);
         if (i < 0) {
             break;
