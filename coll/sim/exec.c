@@ -628,7 +628,24 @@ loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *m
             loom_sim_conn_next(&x, now, src, prog->steps[send].peer);
         }
         while (x.nheap > 0 && x.heap[0].t <= now) {
-            loom_sim_step_done(&x, now, loom_sim_event_pop(&x).step);
+            s = loom_sim_event_pop(&x).step;
+            /* The step records of the next events, and the first step
+             * waiting on the next one, are most likely cache misses
+             * (gigabytes of them, last touched when each started): fetch
+             * them while this event is handled. */
+            if (x.nheap > 0) {
+                const loom_sim_step_t *nx = &prog->steps[x.heap[0].step];
+                int ndeps = nx->flags >> LOOM_SIM_STEP_NDEP_SHIFT & 3;
+                long k;
+
+                if (ndeps == 1 || ndeps == 2) {   /* in the record: steps */
+                    __builtin_prefetch(&prog->steps[nx->dep0]);
+                }
+                for (k = 1; k <= LOOM_SIM_HEAP_ARITY && k < x.nheap; ++k) {
+                    __builtin_prefetch(&prog->steps[x.heap[k].step]);
+                }
+            }
+            loom_sim_step_done(&x, now, s);
         }
         loom_sim_net_settle(x.net, now);
     }
