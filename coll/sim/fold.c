@@ -79,25 +79,29 @@ int loom_sim_fold_distance(const loom_sim_layout_t *lay)
     return found;
 }
 
-/* Steps hashed at once: a call per step would cost more than its hash. */
+/* Steps hashed at once: a call per step would cost more than its hash.
+ * A step's record: type and dependency count, tag, peer offset, bytes
+ * (two words), dependencies: 36 bytes, half of 64-bit words. */
 #define LOOM_SIM_FOLD_BLOCK 64
-#define LOOM_SIM_FOLD_WORDS (4 + LOOM_STEP_MAX_DEPS)
+#define LOOM_SIM_FOLD_WORDS (5 + LOOM_STEP_MAX_DEPS)
 
 uint64_t loom_sim_fold_hash(const loom_sched_t *sched, int r, int p)
 {
-    uint64_t h = (uint64_t)sched->nsteps, rec[LOOM_SIM_FOLD_BLOCK][LOOM_SIM_FOLD_WORDS];
+    uint32_t rec[LOOM_SIM_FOLD_BLOCK][LOOM_SIM_FOLD_WORDS];
+    uint64_t h = (uint64_t)sched->nsteps;
     const loom_step_desc_t *d;
     int i, k, n = 0, msg;
 
     for (i = 0; i < sched->nsteps; ++i) {
         d = &sched->steps[i].desc;
         msg = d->type == LOOM_STEP_SEND || d->type == LOOM_STEP_RECV;
-        rec[n][0] = (uint64_t)d->type;
-        rec[n][1] = (uint64_t)d->bytes;
-        rec[n][2] = msg ? (uint64_t)d->tag_step : 0;
-        rec[n][3] = msg ? (uint64_t)(((d->peer - r) % p + p) % p) : 0;
+        rec[n][0] = (uint32_t)d->type | (uint32_t)d->ndeps << 8;
+        rec[n][1] = msg ? d->tag_step : 0;
+        rec[n][2] = msg ? (uint32_t)(((d->peer - r) % p + p) % p) : 0;
+        rec[n][3] = (uint32_t)d->bytes;
+        rec[n][4] = (uint32_t)((uint64_t)d->bytes >> 32);
         for (k = 0; k < LOOM_STEP_MAX_DEPS; ++k) {
-            rec[n][4 + k] = k < d->ndeps && d->deps[k] >= 0 ? (uint64_t)d->deps[k] : UINT64_MAX;
+            rec[n][5 + k] = k < d->ndeps && d->deps[k] >= 0 ? (uint32_t)d->deps[k] : UINT32_MAX;
         }
         /* Chained: each block's hash seeds the next one's. */
         if (++n == LOOM_SIM_FOLD_BLOCK || i == sched->nsteps - 1) {
