@@ -204,9 +204,8 @@ loom_status_t loom_sched_plan_done(loom_sched_t *sched, loom_sched_t **sched_p)
  * than the plan's own work (stores of one width read back at another
  * stall): loom-sim plans every rank of 4096-rank rings with it.
  */
-static int loom_sched_build(loom_sched_t *sched, loom_step_type_t type, int peer,
-                            uint32_t tag_step, const void *src, void *dst, size_t bytes,
-                            loom_deps_t deps)
+int loom_sched_step(loom_sched_t *sched, loom_step_type_t type, int peer, uint32_t tag_step,
+                    const void *src, void *dst, size_t bytes, const loom_deps_t *deps)
 {
     loom_status_t status = LOOM_OK;
     loom_step_t *st;
@@ -215,55 +214,19 @@ static int loom_sched_build(loom_sched_t *sched, loom_step_type_t type, int peer
     if (sched->build_status != LOOM_OK) {
         return -1;
     }
-    st = loom_sched_next(sched, deps.d, deps.n, &status);
+    st = loom_sched_next(sched, deps->d, deps->n, &status);
     if (st == NULL) {
         sched->build_status = status;
         return -1;
     }
     st->desc = (loom_step_desc_t){ .type = type, .peer = peer, .tag_step = tag_step,
-                                   .src = src, .dst = dst, .bytes = bytes, .ndeps = deps.n };
-    for (i = 0; i < deps.n; ++i) {
-        st->desc.deps[i] = deps.d[i];
+                                   .src = src, .dst = dst, .bytes = bytes, .ndeps = deps->n };
+    for (i = 0; i < deps->n; ++i) {
+        st->desc.deps[i] = deps->d[i];
     }
     st->state = LOOM_STEP_WAITING;
     st->comp = (loom_completion_t){ .status = LOOM_OK };
     return sched->nsteps++;
-}
-
-int loom_sched_send(loom_sched_t *sched, int peer, uint32_t tag_step, const void *buf,
-                    size_t bytes, loom_deps_t deps)
-{
-    if (bytes == 0) {
-        return -1;
-    }
-    return loom_sched_build(sched, LOOM_STEP_SEND, peer, tag_step, buf, NULL, bytes, deps);
-}
-
-int loom_sched_recv(loom_sched_t *sched, int peer, uint32_t tag_step, void *buf,
-                    size_t bytes, loom_deps_t deps)
-{
-    if (bytes == 0) {
-        return -1;
-    }
-    return loom_sched_build(sched, LOOM_STEP_RECV, peer, tag_step, NULL, buf, bytes, deps);
-}
-
-int loom_sched_reduce(loom_sched_t *sched, const void *src, void *dst, size_t bytes,
-                      loom_deps_t deps)
-{
-    if (bytes == 0) {
-        return -1;
-    }
-    return loom_sched_build(sched, LOOM_STEP_REDUCE, 0, 0, src, dst, bytes, deps);
-}
-
-int loom_sched_copy(loom_sched_t *sched, const void *src, void *dst, size_t bytes,
-                    loom_deps_t deps)
-{
-    if (bytes == 0 || src == dst) {
-        return -1;
-    }
-    return loom_sched_build(sched, LOOM_STEP_COPY, 0, 0, src, dst, bytes, deps);
 }
 
 static uint64_t loom_sched_tag(const loom_sched_t *sched, int src_rank,
