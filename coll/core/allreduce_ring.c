@@ -45,11 +45,12 @@ typedef struct loom_ring {
     int             nseg_max;   /* segments of the largest block */
     int             p;
     int             r;
+    loom_cut_t      cut;        /* the blocks, worked out once */
 } loom_ring_t;
 
 static size_t loom_ring_block_count(const loom_ring_t *c, int block)
 {
-    return loom_block_count(c->count, c->p, loom_mod(block, c->p));
+    return loom_cut_count(c->cut, loom_mod(block, c->p));
 }
 
 static int loom_ring_nseg(const loom_ring_t *c, int block)
@@ -66,8 +67,7 @@ static char *loom_ring_seg(const loom_ring_t *c, int block, int j, size_t *bytes
     size_t len = n - first < c->seg ? n - first : c->seg;
 
     *bytes_p = len * c->esize;
-    return c->buf + (loom_block_offset(c->count, c->p, loom_mod(block, c->p)) + first) *
-                        c->esize;
+    return c->buf + (loom_cut_offset(c->cut, loom_mod(block, c->p)) + first) * c->esize;
 }
 
 static uint32_t loom_ring_tag(const loom_ring_t *c, int round, int j)
@@ -81,6 +81,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     loom_ring_t c = {
         .buf = args->recvbuf, .count = args->count, .esize = args->elem_size,
         .p = team->size, .r = team->rank,
+        .cut = loom_cut(args->count, team->size),
     };
     int right = loom_mod(c.r + 1, c.p), left = loom_mod(c.r - 1, c.p);
     int depth = args->depth > 0 ? args->depth : LOOM_RING_DEFAULT_DEPTH;
