@@ -655,10 +655,12 @@ loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *m
         status = LOOM_ERR_DEADLOCK;
     } else {
         /* A folded run's counts stand for every rank's. */
+        int orbit = loom_sim_prog_orbit(prog);
+
         x.res.time_s = x.last;
-        x.res.steps = prog->real_steps * prog->orbit;
-        x.res.messages *= prog->orbit;
-        x.res.bytes_sent *= prog->orbit;
+        x.res.steps = prog->real_steps * orbit;
+        x.res.messages *= orbit;
+        x.res.bytes_sent *= orbit;
         *result_p = x.res;
     }
 out:

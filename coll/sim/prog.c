@@ -317,7 +317,6 @@ loom_status_t loom_sim_prog_create(const loom_sim_layout_t *layout, loom_sim_pro
     }
     prog->layout = layout;
     prog->p = layout->p;
-    prog->orbit = 1;
     prog->count = malloc(sizeof(*prog->count) * (size_t)layout->p);
     if (prog->count == NULL) {
         free(prog);
@@ -350,7 +349,6 @@ static void loom_sim_prog_stride(loom_sim_prog_t *prog, int p)
 {
     prog->cap_levels = prog->cap_levels * prog->p / p;
     prog->p = p;
-    prog->orbit = prog->layout->p / p;
 }
 
 /* Plans ranks 0..prog->p - 1 into prog; with hashes, also hashes each

@@ -68,8 +68,6 @@ struct loom_sim_prog {
     const loom_sim_layout_t *layout;
     int             p;              /* the ranks it runs: the layout's, or
                                      * when folded (fold.h) the first p */
-    int             orbit;          /* ranks each one stands for: 1, or the
-                                     * layout's p / p when folded */
     long            levels;         /* the most steps of one rank */
     long            nsteps;         /* levels * p, holes included */
     long            real_steps;     /* not counting holes */
@@ -96,6 +94,13 @@ struct loom_sim_prog {
 static inline int loom_sim_prog_rank_of(const loom_sim_prog_t *prog, long s)
 {
     return prog->steps[s].owner;
+}
+
+/* The ranks each one that runs stands for: 1, or when folded (fold.h)
+ * the number of racks a rotation visits. */
+static inline int loom_sim_prog_orbit(const loom_sim_prog_t *prog)
+{
+    return prog->layout->p / prog->p;
 }
 
 /* The rank that stands for rank q of the layout in the run (fold.h). */

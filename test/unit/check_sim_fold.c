@@ -74,7 +74,7 @@ static run_t run(const loom_sim_model_t *m, int p, loom_plan_fn_t plan, size_t b
                          .layout = lay, .plan = plan, .bytes = bytes, .seg_bytes = 64 << 10,
                          .fold = fold }, &prog), LOOM_OK);
     ck_assert_int_eq(loom_sim_prog_run(prog, m, &out.res), LOOM_OK);
-    out.orbit = prog->orbit;
+    out.orbit = loom_sim_prog_orbit(prog);
     loom_sim_prog_destroy(prog);
     loom_sim_layout_destroy(lay);
     return out;
