@@ -1,10 +1,10 @@
 /* Max-min fair flows with incremental re-filling (flow.h). */
 #include "flow.h"
+#include "ended.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct loom_sim_flow {
     double  remaining;      /* bytes left at t_upd */
@@ -22,17 +22,6 @@ typedef struct loom_sim_flow {
     unsigned mark;          /* visit epoch of the last settle that saw it */
     int     frozen;
 } loom_sim_flow_t;
-
-/* A flow that ended since the last settle, kept so that one starting on
- * the same path with the same cap takes its rate (the same flows on the
- * same links share the same way). */
-typedef struct loom_sim_gone {
-    double  cap, rate;
-    int     links[LOOM_SIM_FLOW_LINKS];
-    int     nlinks;
-    int     next;           /* chain in its hash bucket, -1: end */
-    int     taken;
-} loom_sim_gone_t;
 
 /* An entry of the filling heaps: a link by share or a flow by cap. */
 typedef struct loom_sim_kentry {
@@ -72,10 +61,7 @@ struct loom_sim_net {
     int             *added;         /* flows added since the last settle */
     int             nadded, cap_added;
     unsigned        comp_epoch;     /* the epoch of the last collect */
-    loom_sim_gone_t *gone;          /* flows ended since the last settle */
-    int             ngone, cap_gone;
-    int             *gone_head;     /* hash buckets by path and cap, -1: empty */
-    int             nbuckets;
+    loom_sim_ended_t ended;         /* flows ended since the last settle */
     int             *comp_flows, *comp_links, *queue;
     int             cap_comp_flows, cap_comp_links, cap_queue;
     unsigned        epoch;
@@ -143,8 +129,7 @@ void loom_sim_net_destroy(loom_sim_net_t *net)
     free(net->heap);
     free(net->dirty);
     free(net->added);
-    free(net->gone);
-    free(net->gone_head);
+    loom_sim_ended_free(&net->ended);
     free(net->comp_flows);
     free(net->comp_links);
     free(net->queue);
@@ -217,108 +202,6 @@ static void loom_sim_heap_remove(loom_sim_net_t *net, int i)
     }
 }
 
-/* ------------------------------------------------------- ended flows */
-
-static uint64_t loom_sim_path_hash(const int *links, int nlinks, double cap)
-{
-    uint64_t h = (uint64_t)nlinks * UINT64_C(0x9E3779B97F4A7C15), bits;
-    int i;
-
-    for (i = 0; i < nlinks; ++i) {
-        h = (h ^ (uint64_t)(uint32_t)links[i]) * UINT64_C(0xBF58476D1CE4E5B9);
-        h ^= h >> 29;
-    }
-    memcpy(&bits, &cap, sizeof(bits));
-    h = (h ^ bits ^ bits >> 32) * UINT64_C(0x94D049BB133111EB);
-    return h ^ h >> 31;
-}
-
-static int loom_sim_gone_bucket(const loom_sim_net_t *net, const int *links, int nlinks,
-                                double cap)
-{
-    return (int)(loom_sim_path_hash(links, nlinks, cap) & (uint64_t)(net->nbuckets - 1));
-}
-
-/* Keeps an ending flow's path, cap and rate for the rest of the batch;
- * when memory runs out it is simply not kept (a later flow on its path
- * is then filled like any new one). */
-static void loom_sim_gone_keep(loom_sim_net_t *net, const loom_sim_flow_t *f)
-{
-    loom_sim_gone_t *g;
-    int b, i, n;
-
-    if (net->ngone == net->cap_gone) {
-        n = net->cap_gone ? 2 * net->cap_gone : 256;
-        g = realloc(net->gone, sizeof(*g) * (size_t)n);
-        if (g == NULL) {
-            return;
-        }
-        net->gone = g;
-        net->cap_gone = n;
-    }
-    if (2 * (net->ngone + 1) > net->nbuckets) {
-        n = net->nbuckets ? 2 * net->nbuckets : 512;
-        int *h = realloc(net->gone_head, sizeof(int) * (size_t)n);
-
-        if (h == NULL) {
-            return;
-        }
-        net->gone_head = h;
-        net->nbuckets = n;
-        for (b = 0; b < n; ++b) {
-            h[b] = -1;
-        }
-        for (i = 0; i < net->ngone; ++i) {
-            g = &net->gone[i];
-            b = loom_sim_gone_bucket(net, g->links, g->nlinks, g->cap);
-            g->next = h[b];
-            h[b] = i;
-        }
-    }
-    g = &net->gone[net->ngone];
-    g->cap = f->cap;
-    g->rate = f->rate;
-    g->nlinks = f->nlinks;
-    memcpy(g->links, f->links, sizeof(g->links));
-    g->taken = 0;
-    b = loom_sim_gone_bucket(net, f->links, f->nlinks, f->cap);
-    g->next = net->gone_head[b];
-    net->gone_head[b] = net->ngone++;
-}
-
-/* An ended flow of this batch on exactly this path with this cap, not
- * yet taken by another; NULL when none. */
-static loom_sim_gone_t *loom_sim_gone_find(loom_sim_net_t *net, const int *links, int nlinks,
-                                           double cap)
-{
-    loom_sim_gone_t *g;
-    int e;
-
-    if (net->ngone == 0) {
-        return NULL;
-    }
-    for (e = net->gone_head[loom_sim_gone_bucket(net, links, nlinks, cap)]; e >= 0; e = g->next) {
-        g = &net->gone[e];
-        if (!g->taken && g->nlinks == nlinks && g->cap == cap &&
-            memcmp(g->links, links, sizeof(int) * (size_t)nlinks) == 0) {
-            return g;
-        }
-    }
-    return NULL;
-}
-
-static void loom_sim_gone_clear(loom_sim_net_t *net)
-{
-    int i;
-
-    for (i = 0; i < net->ngone; ++i) {
-        const loom_sim_gone_t *g = &net->gone[i];
-
-        net->gone_head[loom_sim_gone_bucket(net, g->links, g->nlinks, g->cap)] = -1;
-    }
-    net->ngone = 0;
-}
-
 /* -------------------------------------------------------------- flows */
 
 /* Notes a change of link l's flows since the last settle: +1 for a flow
@@ -347,9 +230,8 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
 {
     loom_sim_flow_t *f, *nf;
     loom_sim_link_t *lk;
-    loom_sim_gone_t *g;
-    int slot, i, n, tight;
-    double cap = cap_bps > 0 ? cap_bps : HUGE_VAL;
+    int slot, i, n, tight, took;
+    double cap = cap_bps > 0 ? cap_bps : HUGE_VAL, rate = 0;
 
     if (net->nfree == 0) {
         if (net->nslots == net->cap_slots) {
@@ -372,7 +254,7 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
     /* The next message of a pipeline often starts on the path its
      * predecessor just left: then every link carries the flows it
      * carried, and the newcomer moves at the rate the other had. */
-    g = loom_sim_gone_find(net, links, nlinks, cap);
+    took = loom_sim_ended_take(&net->ended, links, nlinks, cap, &rate);
     f = &net->flows[slot];
     *f = (loom_sim_flow_t){ .remaining = bytes, .rate = 0, .t_upd = now, .finish = HUGE_VAL,
                             .cap = cap, .user = user, .nlinks = nlinks, .heap_pos = -1,
@@ -398,13 +280,12 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
             lk->nhuge++;
         }
         lk->flows[lk->nflows++] = slot;
-        if (loom_sim_touch(net, links[i], g != NULL ? -1 : 1, tight) != 0) {
+        if (loom_sim_touch(net, links[i], took ? -1 : 1, tight) != 0) {
             return LOOM_ERR_NO_MEMORY;
         }
     }
-    if (g != NULL) {
-        g->taken = 1;
-        f->rate = g->rate;
+    if (took) {
+        f->rate = rate;
         f->finish = f->rate > 0 ? now + bytes / f->rate : HUGE_VAL;
     } else if (nlinks == 0) {
         /* Alone on its path: its own speed, now and until it ends. */
@@ -475,7 +356,7 @@ int loom_sim_net_pop(loom_sim_net_t *net, double t, long *user_p)
         (void)loom_sim_touch(net, f->links[i], 1, tight);
     }
     if (f->nlinks > 0) {
-        loom_sim_gone_keep(net, f);
+        loom_sim_ended_keep(&net->ended, f->links, f->nlinks, f->cap, f->rate);
     }
     if (loom_sim_grow(&net->free_slots, &net->cap_free, net->nfree + 1) == 0) {
         net->free_slots[net->nfree++] = slot;
@@ -694,7 +575,7 @@ void loom_sim_net_settle(loom_sim_net_t *net, double now)
     unsigned stamp;
 
     status = net->ndirty == 0 && net->nadded == 0 ? -1 : loom_sim_collect(net, &nf, &nl);
-    loom_sim_gone_clear(net);   /* ended flows are only matched within a batch */
+    loom_sim_ended_clear(&net->ended);   /* ended flows are only matched within a batch */
     if (status != 0) {
         return;
     }

@@ -22,7 +22,7 @@
  *   - a flow that starts on exactly the path, and with the cap, of one
  *     that ended in the same batch (a pipeline's next segment on its
  *     connection) leaves every link carrying what it carried: it takes
- *     the ended flow's rate and nothing is re-filled for it.
+ *     the ended flow's rate and nothing is re-filled for it (ended.h).
  *
  * Finish times sit in an indexed heap, so an event costs O(log flows)
  * plus the size of its connected part.
