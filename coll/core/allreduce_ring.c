@@ -45,19 +45,22 @@ typedef struct loom_ring {
     int             nseg_max;   /* segments of the largest block */
     int             p;
     int             r;
-    loom_cut_t      cut;        /* the blocks, worked out once */
+    loom_spread_t   cut;        /* the blocks (partition.h), worked out once */
 } loom_ring_t;
 
 static size_t loom_ring_block_count(const loom_ring_t *c, int block)
 {
-    return loom_cut_count(c->cut, loom_mod(block, c->p));
+    return loom_spread_count(c->cut, loom_mod(block, c->p));
+}
+
+static int loom_ring_nseg_of(const loom_ring_t *c, size_t n)
+{
+    return (int)((n + c->seg - 1) / c->seg);
 }
 
 static int loom_ring_nseg(const loom_ring_t *c, int block)
 {
-    size_t n = loom_ring_block_count(c, block);
-
-    return (int)((n + c->seg - 1) / c->seg);
+    return loom_ring_nseg_of(c, loom_ring_block_count(c, block));
 }
 
 /* Address and length of segment j of a block. */
@@ -67,7 +70,7 @@ static char *loom_ring_seg(const loom_ring_t *c, int block, int j, size_t *bytes
     size_t len = n - first < c->seg ? n - first : c->seg;
 
     *bytes_p = len * c->esize;
-    return c->buf + (loom_cut_offset(c->cut, loom_mod(block, c->p)) + first) * c->esize;
+    return c->buf + (loom_spread_offset(c->cut, loom_mod(block, c->p)) + first) * c->esize;
 }
 
 static uint32_t loom_ring_tag(const loom_ring_t *c, int round, int j)
@@ -81,7 +84,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     loom_ring_t c = {
         .buf = args->recvbuf, .count = args->count, .esize = args->elem_size,
         .p = team->size, .r = team->rank,
-        .cut = loom_cut(args->count, team->size),
+        .cut = loom_spread(args->count, team->size),
     };
     int right = loom_mod(c.r + 1, c.p), left = loom_mod(c.r - 1, c.p);
     int depth = args->depth > 0 ? args->depth : LOOM_RING_DEFAULT_DEPTH;
@@ -105,7 +108,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     }
 
     c.seg = args->seg_bytes >= c.esize ? args->seg_bytes / c.esize
-                                       : loom_block_count(c.count, c.p, 0);
+                                       : loom_spread_max(c.cut);
     /* Every (round, segment) needs a tag step of its own: with too many
      * segments, make them larger; with too many rounds, decline (the
      * decision depends on p and count only, so every rank declines). */
@@ -113,12 +116,12 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
         loom_sched_destroy(c.sched);
         return LOOM_ERR_UNSUPPORTED;
     }
-    c.nseg_max = loom_ring_nseg(&c, 0);
+    c.nseg_max = loom_ring_nseg_of(&c, loom_spread_max(c.cut));
     if ((uint64_t)2 * (uint64_t)(c.p - 1) * (uint64_t)c.nseg_max > LOOM_TAG_MAX_STEPS) {
         c.nseg_max = (int)(LOOM_TAG_MAX_STEPS / (2 * (uint64_t)(c.p - 1)));
-        c.seg = (loom_block_count(c.count, c.p, 0) + (size_t)c.nseg_max - 1) /
+        c.seg = (loom_spread_max(c.cut) + (size_t)c.nseg_max - 1) /
                 (size_t)c.nseg_max;
-        c.nseg_max = loom_ring_nseg(&c, 0);
+        c.nseg_max = loom_ring_nseg_of(&c, loom_spread_max(c.cut));
     }
     slot_bytes = c.seg * c.esize;
     /* Bookkeeping: per segment index, the last reduce (reduce-scatter) and

@@ -9,6 +9,7 @@
 #define LOOM_PARTITION_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The cut with count / p and count % p worked out once: a plan that asks
  * for a block per segment (a ring's thousands) spares two divisions each. */
@@ -29,6 +30,44 @@ static inline size_t loom_cut_count(loom_cut_t c, int i)
 static inline size_t loom_cut_offset(loom_cut_t c, int i)
 {
     return (size_t)i * c.base + ((size_t)i < c.rem ? (size_t)i : c.rem);
+}
+
+/*
+ * The ring allreduce spreads the larger blocks out instead: block i is
+ * [floor(i count / p), floor((i + 1) count / p)).  The sizes still differ
+ * by at most one element, but they repeat every p / gcd(p, count % p)
+ * blocks rather than falling into two runs, so rotating the ranks by a
+ * multiple of that period gives every rank blocks of the sizes it had:
+ * its schedule is its neighbour's, rotated.  loom-sim checks for that and
+ * then simulates one rack for all (coll/sim/fold.h); with count < p the
+ * first-rem cut would give the first count ranks all the data and break
+ * the symmetry for every small vector.
+ */
+typedef struct loom_spread {
+    size_t base, rem;
+    int p;
+} loom_spread_t;
+
+static inline loom_spread_t loom_spread(size_t count, int p)
+{
+    return (loom_spread_t){ count / (size_t)p, count % (size_t)p, p };
+}
+
+static inline size_t loom_spread_offset(loom_spread_t c, int i)
+{
+    /* i * rem < 2^62: rem < p and i <= p, both below 2^31. */
+    return (size_t)i * c.base + (c.rem ? (size_t)((uint64_t)i * c.rem / (uint64_t)c.p) : 0);
+}
+
+static inline size_t loom_spread_count(loom_spread_t c, int i)
+{
+    return loom_spread_offset(c, i + 1) - loom_spread_offset(c, i);
+}
+
+/* The largest block's elements. */
+static inline size_t loom_spread_max(loom_spread_t c)
+{
+    return c.base + (c.rem ? 1 : 0);
 }
 
 static inline size_t loom_block_count(size_t count, int p, int i)

@@ -70,8 +70,8 @@ static void check_alg(loom_allreduce_alg_t alg, int p, size_t count, int in_plac
         }
         /* Exactly the ring's volume: every block but one in each phase. */
         sent_elems = p == 1 ? 0
-                     : 2 * count - loom_block_count(count, p, (r + 1) % p)
-                                 - loom_block_count(count, p, (r + 2) % p);
+                     : 2 * count - loom_spread_count(loom_spread(count, p), (r + 1) % p)
+                                 - loom_spread_count(loom_spread(count, p), (r + 2) % p);
         if (alg == LOOM_ALLREDUCE_RING) {
             ck_assert_uint_eq(loom_loopback_bytes_sent(h.lb, r), sent_elems * sizeof(double));
         }

@@ -125,16 +125,33 @@ START_TEST(test_fold_same_numbers)
 }
 END_TEST
 
-/* 32 ranks' ring over 1000 elements: blocks of 31 and 32 elements, so
- * rank r + 8 sends other sizes at the same step than rank r: no fold. */
+/* The ring spreads its larger blocks (partition.h): block sizes repeat
+ * every 32 / gcd(32, count % 32) blocks, so the schedule is the same on
+ * every rack when that period divides the rack's 8 ranks, vectors
+ * smaller than the rank count included, and differs otherwise. */
 START_TEST(test_fold_uneven_blocks)
 {
+    static const struct {
+        size_t count;
+        int folds;
+    } cases[] = {
+        { 1000, 1 },    /* 31 and 32 elements, period 4 */
+        { 16, 1 },      /* one element every other block */
+        { 1001, 0 },    /* period 32 */
+        { 3, 0 },       /* three blocks of one element */
+    };
     loom_sim_model_t m = small_racks();
     loom_plan_fn_t plan = loom_allreduce_algorithms[LOOM_ALLREDUCE_RING].plan;
-    run_t folded = run(&m, 32, plan, 4000, 1), full = run(&m, 32, plan, 4000, 0);
+    run_t folded, full;
+    size_t c;
 
-    ck_assert_int_eq(folded.orbit, 1);
-    assert_same(&folded, &full);
+    for (c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c) {
+        folded = run(&m, 32, plan, 4 * cases[c].count, 1);
+        full = run(&m, 32, plan, 4 * cases[c].count, 0);
+        ck_assert_msg(folded.orbit == (cases[c].folds ? 4 : 1), "%zu elements: orbit %d",
+                      cases[c].count, folded.orbit);
+        assert_same(&folded, &full);
+    }
 }
 END_TEST
 
