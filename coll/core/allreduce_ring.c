@@ -48,29 +48,38 @@ typedef struct loom_ring {
     loom_spread_t   cut;        /* the blocks (partition.h), worked out once */
 } loom_ring_t;
 
-static size_t loom_ring_block_count(const loom_ring_t *c, int block)
-{
-    return loom_spread_count(c->cut, loom_mod(block, c->p));
-}
+/* A block's first element, elements and segments: worked out once per
+ * round, not per segment (a ring plans thousands of rounds). */
+typedef struct loom_ring_block {
+    size_t  first, n;
+    int     nseg;
+} loom_ring_block_t;
 
 static int loom_ring_nseg_of(const loom_ring_t *c, size_t n)
 {
-    return (int)((n + c->seg - 1) / c->seg);
+    /* One segment a block is the common case: no division for it. */
+    return n <= c->seg ? n > 0 : (int)((n + c->seg - 1) / c->seg);
 }
 
-static int loom_ring_nseg(const loom_ring_t *c, int block)
+/* Block (block mod p), for block in -p .. 2p - 1: the plan's r - k and
+ * r + 1 - k, without a division. */
+static loom_ring_block_t loom_ring_block(const loom_ring_t *c, int block)
 {
-    return loom_ring_nseg_of(c, loom_ring_block_count(c, block));
+    int b = block < 0 ? block + c->p : block >= c->p ? block - c->p : block;
+    size_t first = loom_spread_offset(c->cut, b), n = loom_spread_offset(c->cut, b + 1) - first;
+
+    return (loom_ring_block_t){ first, n, loom_ring_nseg_of(c, n) };
 }
 
 /* Address and length of segment j of a block. */
-static char *loom_ring_seg(const loom_ring_t *c, int block, int j, size_t *bytes_p)
+static char *loom_ring_seg(const loom_ring_t *c, const loom_ring_block_t *blk, int j,
+                           size_t *bytes_p)
 {
-    size_t n = loom_ring_block_count(c, block), first = (size_t)j * c->seg;
-    size_t len = n - first < c->seg ? n - first : c->seg;
+    size_t first = (size_t)j * c->seg;
+    size_t len = blk->n - first < c->seg ? blk->n - first : c->seg;
 
     *bytes_p = len * c->esize;
-    return c->buf + (loom_spread_offset(c->cut, loom_mod(block, c->p)) + first) * c->esize;
+    return c->buf + (blk->first + first) * c->esize;
 }
 
 static uint32_t loom_ring_tag(const loom_ring_t *c, int round, int j)
@@ -88,7 +97,8 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     };
     int right = loom_mod(c.r + 1, c.p), left = loom_mod(c.r - 1, c.p);
     int depth = args->depth > 0 ? args->depth : LOOM_RING_DEFAULT_DEPTH;
-    int k, j, nseg, slot = 0, recv, red, local;
+    int k, j, slot = 0, recv, red, local;
+    loom_ring_block_t blk;
     ptrdiff_t to_input = args->in_place ? 0 : (const char *)args->sendbuf - c.buf;
     int *last_reduce, *last_recv, *slot_reader, *rs_sends;
     size_t bytes, slot_bytes;
@@ -153,20 +163,20 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
      * allgather overwrites it later), and each other block is copied one
      * segment at a time just before its reduction, while still in cache. */
     for (k = 0; k < c.p - 1; ++k) {
-        nseg = loom_ring_nseg(&c, c.r - k);
-        for (j = 0; j < nseg; ++j) {
-            seg = loom_ring_seg(&c, c.r - k, j, &bytes);
+        blk = loom_ring_block(&c, c.r - k);
+        for (j = 0; j < blk.nseg; ++j) {
+            seg = loom_ring_seg(&c, &blk, j, &bytes);
             rs_sends[k * c.nseg_max + j] =
                 loom_sched_send(c.sched, right, loom_ring_tag(&c, k, j),
                                 k == 0 ? seg + to_input : seg, bytes,
                                 LOOM_DEPS(last_reduce[j]));
         }
-        for (j = nseg; j < c.nseg_max; ++j) {
+        for (j = blk.nseg; j < c.nseg_max; ++j) {
             rs_sends[k * c.nseg_max + j] = -1;
         }
-        nseg = loom_ring_nseg(&c, c.r - k - 1);
-        for (j = 0; j < nseg; ++j) {
-            seg = loom_ring_seg(&c, c.r - k - 1, j, &bytes);
+        blk = loom_ring_block(&c, c.r - k - 1);
+        for (j = 0; j < blk.nseg; ++j) {
+            seg = loom_ring_seg(&c, &blk, j, &bytes);
             /* A slot is free once the last reduce that read it is done. */
             recv = loom_sched_recv(c.sched, left, loom_ring_tag(&c, k, j),
                                    scratch + (size_t)slot * slot_bytes, bytes,
@@ -187,15 +197,15 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
         last_recv[j] = last_reduce[j];
     }
     for (k = 0; k < c.p - 1; ++k) {
-        nseg = loom_ring_nseg(&c, c.r + 1 - k);
-        for (j = 0; j < nseg; ++j) {
-            seg = loom_ring_seg(&c, c.r + 1 - k, j, &bytes);
+        blk = loom_ring_block(&c, c.r + 1 - k);
+        for (j = 0; j < blk.nseg; ++j) {
+            seg = loom_ring_seg(&c, &blk, j, &bytes);
             loom_sched_send(c.sched, right, loom_ring_tag(&c, c.p - 1 + k, j), seg, bytes,
                             LOOM_DEPS(last_recv[j]));
         }
-        nseg = loom_ring_nseg(&c, c.r - k);
-        for (j = 0; j < nseg; ++j) {
-            seg = loom_ring_seg(&c, c.r - k, j, &bytes);
+        blk = loom_ring_block(&c, c.r - k);
+        for (j = 0; j < blk.nseg; ++j) {
+            seg = loom_ring_seg(&c, &blk, j, &bytes);
             /* Block r-k was read by reduce-scatter send k: overwrite it only
              * once that send is done. */
             last_recv[j] = loom_sched_recv(c.sched, left, loom_ring_tag(&c, c.p - 1 + k, j),

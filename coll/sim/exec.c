@@ -33,12 +33,19 @@ typedef struct loom_sim_posted {
 
 /* A connection: the messages from src to dst move one after another, in
  * the order they met their receives, as on one TCP stream or one
- * transport queue pair; waiting ones are chained through the queue. */
+ * transport queue pair; waiting ones are chained through the queue.
+ * Connections sit in a dense array whose indices never move, so a
+ * moving message names its own (the network's user) and its end needs
+ * no search; a table by (src, dst) finds them when messages meet. */
 typedef struct loom_sim_conn {
-    int     src, dst;       /* src -1: an empty slot */
     long    head, tail;     /* waiting messages (queue indices), -1: none */
-    int     busy;           /* a message of this connection is moving */
+    long    recv;           /* the moving message's receive, -1: none moves */
 } loom_sim_conn_t;
+
+typedef struct loom_sim_conn_key {
+    int32_t src, dst;       /* src -1: an empty slot */
+    int32_t index;          /* in the dense array */
+} loom_sim_conn_key_t;
 
 typedef struct loom_sim_queued {
     long    send, recv, next;
@@ -57,7 +64,9 @@ typedef struct loom_sim_exec {
     long                    nbuckets, live_posted;
     loom_sim_posted_t       *posted;
     long                    nposted, cap_posted, free_posted;
-    loom_sim_conn_t         *conns;         /* open addressing by (src, dst) */
+    loom_sim_conn_key_t     *conn_keys;     /* open addressing by (src, dst) */
+    long                    cap_keys;
+    loom_sim_conn_t         *conns;         /* dense */
     long                    nconns, cap_conns;
     loom_sim_queued_t       *queue;
     long                    nqueue, cap_queue, free_queue;
@@ -260,53 +269,62 @@ static int loom_sim_match_put(loom_sim_exec_t *x, long step, int src, int dst, u
 
 /* ---------------------------------------------------------- connections */
 
-static long loom_sim_conn_slot(const loom_sim_conn_t *conns, long cap, int src, int dst)
+static long loom_sim_conn_slot(const loom_sim_conn_key_t *keys, long cap, int src, int dst)
 {
     long i = (long)(loom_sim_key_hash(src, dst, 0) & (uint64_t)(cap - 1));
 
-    while (conns[i].src >= 0 && (conns[i].src != src || conns[i].dst != dst)) {
+    while (keys[i].src >= 0 && (keys[i].src != src || keys[i].dst != dst)) {
         i = (i + 1) & (cap - 1);
     }
     return i;
 }
 
-/* The connection src -> dst, made on first use; NULL without memory.
- * The table grows only when a connection is added, so finding one that
- * exists never moves the others. */
-static loom_sim_conn_t *loom_sim_conn_get(loom_sim_exec_t *x, int src, int dst)
+/* The index of connection src -> dst, made on first use; -1 without
+ * memory. */
+static long loom_sim_conn_get(loom_sim_exec_t *x, int src, int dst)
 {
-    loom_sim_conn_t *grown;
+    loom_sim_conn_key_t *grown;
+    loom_sim_conn_t *a;
     long i, n;
 
-    if (x->cap_conns > 0) {
-        i = loom_sim_conn_slot(x->conns, x->cap_conns, src, dst);
-        if (x->conns[i].src >= 0) {
-            return &x->conns[i];
+    if (x->cap_keys > 0) {
+        i = loom_sim_conn_slot(x->conn_keys, x->cap_keys, src, dst);
+        if (x->conn_keys[i].src >= 0) {
+            return x->conn_keys[i].index;
         }
     }
-    if (2 * (x->nconns + 1) > x->cap_conns) {
-        n = x->cap_conns > 0 ? 2 * x->cap_conns : 1024;
+    if (x->nconns == x->cap_conns) {
+        n = x->cap_conns > 0 ? 2 * x->cap_conns : 512;
+        a = realloc(x->conns, sizeof(*a) * (size_t)n);
+        if (a == NULL) {
+            return -1;
+        }
+        x->conns = a;
+        x->cap_conns = n;
+    }
+    if (2 * (x->nconns + 1) > x->cap_keys) {
+        n = x->cap_keys > 0 ? 2 * x->cap_keys : 1024;
         grown = malloc(sizeof(*grown) * (size_t)n);
         if (grown == NULL) {
-            return NULL;
+            return -1;
         }
         for (i = 0; i < n; ++i) {
             grown[i].src = -1;
         }
-        for (i = 0; i < x->cap_conns; ++i) {
-            if (x->conns[i].src >= 0) {
-                grown[loom_sim_conn_slot(grown, n, x->conns[i].src, x->conns[i].dst)] =
-                    x->conns[i];
+        for (i = 0; i < x->cap_keys; ++i) {
+            if (x->conn_keys[i].src >= 0) {
+                grown[loom_sim_conn_slot(grown, n, x->conn_keys[i].src, x->conn_keys[i].dst)] =
+                    x->conn_keys[i];
             }
         }
-        free(x->conns);
-        x->conns = grown;
-        x->cap_conns = n;
+        free(x->conn_keys);
+        x->conn_keys = grown;
+        x->cap_keys = n;
     }
-    i = loom_sim_conn_slot(x->conns, x->cap_conns, src, dst);
-    x->conns[i] = (loom_sim_conn_t){ .src = src, .dst = dst, .head = -1, .tail = -1 };
-    x->nconns++;
-    return &x->conns[i];
+    i = loom_sim_conn_slot(x->conn_keys, x->cap_keys, src, dst);
+    x->conn_keys[i] = (loom_sim_conn_key_t){ .src = src, .dst = dst, .index = (int32_t)x->nconns };
+    x->conns[x->nconns] = (loom_sim_conn_t){ .head = -1, .tail = -1, .recv = -1 };
+    return x->nconns++;
 }
 
 /* Appends (send, recv) to c's waiting messages; -1 without memory. */
@@ -368,8 +386,9 @@ static int loom_sim_path(const loom_sim_exec_t *x, int src, int dst, loom_sim_cl
     return n;
 }
 
-/* Starts moving the bytes of (send, recv) over its path now. */
-static void loom_sim_flow(loom_sim_exec_t *x, double now, long send, long recv)
+/* Starts moving the bytes of (send, recv) over its path now, on
+ * connection conn (its recv is recv) unless the message is empty. */
+static void loom_sim_flow(loom_sim_exec_t *x, double now, long send, long recv, long conn)
 {
     const loom_sim_prog_t *prog = x->prog;
     int src = loom_sim_prog_rank_of(prog, send), dst = prog->steps[send].peer;
@@ -385,7 +404,7 @@ static void loom_sim_flow(loom_sim_exec_t *x, double now, long send, long recv)
         return;
     }
     if (loom_sim_net_add(x->net, now, bytes, x->class_bps[cls], links, nlinks,
-                         (long)(((uint64_t)send << 32) | (uint64_t)recv)) != LOOM_OK) {
+                         (long)(((uint64_t)send << 32) | (uint64_t)conn)) != LOOM_OK) {
         x->failed = 1;
     }
 }
@@ -396,36 +415,37 @@ static void loom_sim_message(loom_sim_exec_t *x, double now, long send, long rec
 {
     const loom_sim_prog_t *prog = x->prog;
     loom_sim_conn_t *c;
+    long conn;
 
     if (prog->steps[send].bytes == 0) {
-        loom_sim_flow(x, now, send, recv);   /* nothing to queue behind */
+        loom_sim_flow(x, now, send, recv, -1);   /* nothing to queue behind */
         return;
     }
-    c = loom_sim_conn_get(x, loom_sim_prog_rank_of(prog, send), prog->steps[send].peer);
-    if (c == NULL) {
+    conn = loom_sim_conn_get(x, loom_sim_prog_rank_of(prog, send), prog->steps[send].peer);
+    if (conn < 0) {
         x->failed = 1;
         return;
     }
-    if (c->busy) {
+    c = &x->conns[conn];
+    if (c->recv >= 0) {
         if (loom_sim_conn_wait(x, c, send, recv) != 0) {
             x->failed = 1;
         }
         return;
     }
-    c->busy = 1;
-    loom_sim_flow(x, now, send, recv);
+    c->recv = recv;
+    loom_sim_flow(x, now, send, recv, conn);
 }
 
-/* The message on src -> dst has moved: the next waiting one starts.  The
- * connection exists (the message made it), so finding it allocates
- * nothing. */
-static void loom_sim_conn_next(loom_sim_exec_t *x, double now, int src, int dst)
+/* The message on connection conn has moved: the next waiting one
+ * starts. */
+static void loom_sim_conn_next(loom_sim_exec_t *x, double now, long conn)
 {
-    loom_sim_conn_t *c = &x->conns[loom_sim_conn_slot(x->conns, x->cap_conns, src, dst)];
+    loom_sim_conn_t *c = &x->conns[conn];
     long q = c->head;
 
     if (q < 0) {
-        c->busy = 0;
+        c->recv = -1;
         return;
     }
     c->head = x->queue[q].next;
@@ -434,7 +454,8 @@ static void loom_sim_conn_next(loom_sim_exec_t *x, double now, int src, int dst)
     }
     x->queue[q].next = x->free_queue;
     x->free_queue = q;
-    loom_sim_flow(x, now, x->queue[q].send, x->queue[q].recv);
+    c->recv = x->queue[q].recv;
+    loom_sim_flow(x, now, x->queue[q].send, c->recv, conn);
 }
 
 static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
@@ -590,6 +611,7 @@ static void loom_sim_exec_fini(loom_sim_exec_t *x)
     }
     free(x->bucket);
     free(x->posted);
+    free(x->conn_keys);
     free(x->conns);
     free(x->queue);
 }
@@ -613,19 +635,30 @@ loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *m
     loom_sim_net_settle(x.net, 0);
     while (!x.failed) {
         tf = loom_sim_net_next(x.net);
+        user = loom_sim_net_next_user(x.net);
+        if (user >= 0) {
+            __builtin_prefetch(&prog->steps[(uint64_t)user >> 32]);
+        }
         te = x.nheap > 0 ? x.heap[0].t : HUGE_VAL;
         now = fmin(tf, te);
         if (now == HUGE_VAL) {
             break;
         }
         while (loom_sim_net_pop(x.net, now, &user)) {
-            long send = (long)((uint64_t)user >> 32), recv = (long)(user & 0xFFFFFFFFL);
-            int src = loom_sim_prog_rank_of(prog, send);
+            long send = (long)((uint64_t)user >> 32), conn = (long)(user & 0xFFFFFFFFL);
+            long recv = x.conns[conn].recv, next = loom_sim_net_next_user(x.net);
+            int src;
+
+            /* The next flow's send record is most likely a cache miss. */
+            if (next >= 0) {
+                __builtin_prefetch(&prog->steps[(uint64_t)next >> 32]);
+            }
+            src = loom_sim_prog_rank_of(prog, send);
             loom_sim_class_t cls = loom_sim_layout_class(x.lay, src, prog->steps[send].peer);
 
             loom_sim_event_push(&x, now + x.alpha_s[cls], send);
             loom_sim_event_push(&x, now + x.alpha_s[cls], recv);
-            loom_sim_conn_next(&x, now, src, prog->steps[send].peer);
+            loom_sim_conn_next(&x, now, conn);
         }
         while (x.nheap > 0 && x.heap[0].t <= now) {
             s = loom_sim_event_pop(&x).step;

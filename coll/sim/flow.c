@@ -11,7 +11,6 @@ typedef struct loom_sim_flow {
     double  rate;           /* bytes/s since t_upd */
     double  old_rate;       /* while filling: the rate before */
     double  t_upd;
-    double  finish;
     double  cap;
     int64_t capi;           /* cap rounded up; 0: none (or over 1e15) */
     long    user;
@@ -22,6 +21,13 @@ typedef struct loom_sim_flow {
     unsigned mark;          /* visit epoch of the last settle that saw it */
     int     frozen;
 } loom_sim_flow_t;
+
+/* An entry of the finish-time heap: the key beside the slot, so that
+ * ordering touches no flow record. */
+typedef struct loom_sim_hentry {
+    double  finish;
+    int     slot;
+} loom_sim_hentry_t;
 
 /* An entry of the filling heaps: a link by share or a flow by cap. */
 typedef struct loom_sim_kentry {
@@ -53,7 +59,7 @@ struct loom_sim_net {
     int             nslots, cap_slots;
     int             *free_slots;
     int             nfree;
-    int             *heap;          /* flow slots ordered by finish */
+    loom_sim_hentry_t *heap;        /* flow slots ordered by finish */
     int             nheap, cap_heap;
     int             cap_free;
     int             *dirty;         /* links touched since the last settle */
@@ -153,17 +159,17 @@ static int loom_sim_link_slack(const loom_sim_link_t *lk)
 
 static int loom_sim_heap_less(const loom_sim_net_t *net, int a, int b)
 {
-    return net->flows[net->heap[a]].finish < net->flows[net->heap[b]].finish;
+    return net->heap[a].finish < net->heap[b].finish;
 }
 
 static void loom_sim_heap_swap(loom_sim_net_t *net, int a, int b)
 {
-    int t = net->heap[a];
+    loom_sim_hentry_t t = net->heap[a];
 
     net->heap[a] = net->heap[b];
     net->heap[b] = t;
-    net->flows[net->heap[a]].heap_pos = a;
-    net->flows[net->heap[b]].heap_pos = b;
+    net->flows[net->heap[a].slot].heap_pos = a;
+    net->flows[net->heap[b].slot].heap_pos = b;
 }
 
 static void loom_sim_heap_fix(loom_sim_net_t *net, int i)
@@ -190,14 +196,34 @@ static void loom_sim_heap_fix(loom_sim_net_t *net, int i)
     }
 }
 
+static int loom_sim_heap_reserve(loom_sim_net_t *net, int need)
+{
+    int n = net->cap_heap ? net->cap_heap : 64;
+    loom_sim_hentry_t *b;
+
+    if (need <= net->cap_heap) {
+        return 0;
+    }
+    while (n < need) {
+        n *= 2;
+    }
+    b = realloc(net->heap, sizeof(*b) * (size_t)n);
+    if (b == NULL) {
+        return -1;
+    }
+    net->heap = b;
+    net->cap_heap = n;
+    return 0;
+}
+
 static void loom_sim_heap_remove(loom_sim_net_t *net, int i)
 {
     int last = --net->nheap;
 
-    net->flows[net->heap[i]].heap_pos = -1;
+    net->flows[net->heap[i].slot].heap_pos = -1;
     if (i != last) {
         net->heap[i] = net->heap[last];
-        net->flows[net->heap[i]].heap_pos = i;
+        net->flows[net->heap[i].slot].heap_pos = i;
         loom_sim_heap_fix(net, i);
     }
 }
@@ -231,7 +257,7 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
     loom_sim_flow_t *f, *nf;
     loom_sim_link_t *lk;
     int slot, i, n, tight, took;
-    double cap = cap_bps > 0 ? cap_bps : HUGE_VAL, rate = 0;
+    double cap = cap_bps > 0 ? cap_bps : HUGE_VAL, rate = 0, finish;
 
     if (net->nfree == 0) {
         if (net->nslots == net->cap_slots) {
@@ -247,7 +273,7 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
     } else {
         slot = net->free_slots[--net->nfree];
     }
-    if (loom_sim_grow(&net->heap, &net->cap_heap, net->nheap + 1) != 0 ||
+    if (loom_sim_heap_reserve(net, net->nheap + 1) != 0 ||
         loom_sim_grow(&net->added, &net->cap_added, net->nadded + 1) != 0) {
         return LOOM_ERR_NO_MEMORY;
     }
@@ -256,7 +282,7 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
      * carried, and the newcomer moves at the rate the other had. */
     took = loom_sim_ended_take(&net->ended, links, nlinks, cap, &rate);
     f = &net->flows[slot];
-    *f = (loom_sim_flow_t){ .remaining = bytes, .rate = 0, .t_upd = now, .finish = HUGE_VAL,
+    *f = (loom_sim_flow_t){ .remaining = bytes, .rate = 0, .t_upd = now,
                             .cap = cap, .user = user, .nlinks = nlinks, .heap_pos = -1,
                             .mark = 0 };
     f->capi = f->cap < 1e15 ? (int64_t)ceil(f->cap) : 0;
@@ -284,25 +310,31 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
             return LOOM_ERR_NO_MEMORY;
         }
     }
+    finish = HUGE_VAL;
     if (took) {
         f->rate = rate;
-        f->finish = f->rate > 0 ? now + bytes / f->rate : HUGE_VAL;
+        finish = f->rate > 0 ? now + bytes / f->rate : HUGE_VAL;
     } else if (nlinks == 0) {
         /* Alone on its path: its own speed, now and until it ends. */
         f->rate = f->cap;
-        f->finish = now + bytes / f->rate;
+        finish = now + bytes / f->rate;
     } else {
         net->added[net->nadded++] = slot;
     }
     f->heap_pos = net->nheap;
-    net->heap[net->nheap++] = slot;
+    net->heap[net->nheap++] = (loom_sim_hentry_t){ finish, slot };
     loom_sim_heap_fix(net, f->heap_pos);
     return LOOM_OK;
 }
 
 double loom_sim_net_next(const loom_sim_net_t *net)
 {
-    return net->nheap > 0 ? net->flows[net->heap[0]].finish : HUGE_VAL;
+    return net->nheap > 0 ? net->heap[0].finish : HUGE_VAL;
+}
+
+long loom_sim_net_next_user(const loom_sim_net_t *net)
+{
+    return net->nheap > 0 ? net->flows[net->heap[0].slot].user : -1;
 }
 
 int loom_sim_net_active(const loom_sim_net_t *net)
@@ -315,8 +347,8 @@ double loom_sim_net_rate_of(const loom_sim_net_t *net, long user)
     int i;
 
     for (i = 0; i < net->nheap; ++i) {
-        if (net->flows[net->heap[i]].user == user) {
-            return net->flows[net->heap[i]].rate;
+        if (net->flows[net->heap[i].slot].user == user) {
+            return net->flows[net->heap[i].slot].rate;
         }
     }
     return -1;
@@ -328,10 +360,10 @@ int loom_sim_net_pop(loom_sim_net_t *net, double t, long *user_p)
     loom_sim_link_t *lk;
     int slot, i, k, moved, tight;
 
-    if (net->nheap == 0 || net->flows[net->heap[0]].finish > t) {
+    if (net->nheap == 0 || net->heap[0].finish > t) {
         return 0;
     }
-    slot = net->heap[0];
+    slot = net->heap[0].slot;
     f = &net->flows[slot];
     loom_sim_heap_remove(net, 0);
     for (i = 0; i < f->nlinks; ++i) {
@@ -688,7 +720,7 @@ void loom_sim_net_settle(loom_sim_net_t *net, double now)
         f->remaining -= f->old_rate * (now - f->t_upd);
         f->remaining = f->remaining > 0 ? f->remaining : 0;
         f->t_upd = now;
-        f->finish = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
+        net->heap[f->heap_pos].finish = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
         loom_sim_heap_fix(net, f->heap_pos);
     }
 }

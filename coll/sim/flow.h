@@ -54,6 +54,9 @@ void loom_sim_net_settle(loom_sim_net_t *net, double now);
 /* The earliest finish time among the flows (HUGE_VAL when none). */
 double loom_sim_net_next(const loom_sim_net_t *net);
 
+/* The user of the flow that finishes first (-1 when none). */
+long loom_sim_net_next_user(const loom_sim_net_t *net);
+
 /* Removes one flow finished by time t and hands out its user; 0 when none. */
 int loom_sim_net_pop(loom_sim_net_t *net, double t, long *user_p);
 

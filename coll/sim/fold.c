@@ -90,14 +90,16 @@ uint64_t loom_sim_fold_hash(const loom_sched_t *sched, int r, int p)
     uint32_t rec[LOOM_SIM_FOLD_BLOCK][LOOM_SIM_FOLD_WORDS];
     uint64_t h = (uint64_t)sched->nsteps;
     const loom_step_desc_t *d;
-    int i, k, n = 0, msg;
+    int i, k, n = 0, msg, off;
 
     for (i = 0; i < sched->nsteps; ++i) {
         d = &sched->steps[i].desc;
         msg = d->type == LOOM_STEP_SEND || d->type == LOOM_STEP_RECV;
         rec[n][0] = (uint32_t)d->type | (uint32_t)d->ndeps << 8;
         rec[n][1] = msg ? d->tag_step : 0;
-        rec[n][2] = msg ? (uint32_t)(((d->peer - r) % p + p) % p) : 0;
+        /* peer and r are ranks, 0 .. p - 1: no division for the offset. */
+        off = d->peer - r;
+        rec[n][2] = msg ? (uint32_t)(off < 0 ? off + p : off) : 0;
         rec[n][3] = (uint32_t)d->bytes;
         rec[n][4] = (uint32_t)((uint64_t)d->bytes >> 32);
         for (k = 0; k < LOOM_STEP_MAX_DEPS; ++k) {
