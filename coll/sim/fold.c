@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 /* Whether rotating by d maps one of the layout's maps (node, rack or NIC
  * of each rank, values below n) onto itself: the image of a value must
@@ -79,37 +78,41 @@ int loom_sim_fold_distance(const loom_sim_layout_t *lay)
     return found;
 }
 
-/* Steps hashed at once: a call per step would cost more than its hash.
- * A step's record: type and dependency count, tag, peer offset, bytes
- * (two words), dependencies: 36 bytes, half of 64-bit words. */
-#define LOOM_SIM_FOLD_BLOCK 64
-#define LOOM_SIM_FOLD_WORDS (5 + LOOM_STEP_MAX_DEPS)
-
-uint64_t loom_sim_fold_hash(const loom_sched_t *sched, int r, int p)
+/* A message's peer as an offset from its rank: peer and r are ranks,
+ * 0 .. p - 1, so no division. */
+static int loom_sim_fold_offset(int peer, int r, int p)
 {
-    uint32_t rec[LOOM_SIM_FOLD_BLOCK][LOOM_SIM_FOLD_WORDS];
-    uint64_t h = (uint64_t)sched->nsteps;
-    const loom_step_desc_t *d;
-    int i, k, n = 0, msg, off;
+    int off = peer - r;
 
-    for (i = 0; i < sched->nsteps; ++i) {
-        d = &sched->steps[i].desc;
-        msg = d->type == LOOM_STEP_SEND || d->type == LOOM_STEP_RECV;
-        rec[n][0] = (uint32_t)d->type | (uint32_t)d->ndeps << 8;
-        rec[n][1] = msg ? d->tag_step : 0;
-        /* peer and r are ranks, 0 .. p - 1: no division for the offset. */
-        off = d->peer - r;
-        rec[n][2] = msg ? (uint32_t)(off < 0 ? off + p : off) : 0;
-        rec[n][3] = (uint32_t)d->bytes;
-        rec[n][4] = (uint32_t)((uint64_t)d->bytes >> 32);
-        for (k = 0; k < LOOM_STEP_MAX_DEPS; ++k) {
-            rec[n][5 + k] = k < d->ndeps && d->deps[k] >= 0 ? (uint32_t)d->deps[k] : UINT32_MAX;
+    return off < 0 ? off + p : off;
+}
+
+int loom_sim_fold_same(const loom_sched_t *a, int ra, const loom_sched_t *b, int rb, int p)
+{
+    const loom_step_desc_t *x, *y;
+    int i, k, dx, dy;
+
+    if (a->nsteps != b->nsteps) {
+        return 0;
+    }
+    for (i = 0; i < a->nsteps; ++i) {
+        x = &a->steps[i].desc;
+        y = &b->steps[i].desc;
+        if (x->type != y->type || x->ndeps != y->ndeps || x->bytes != y->bytes) {
+            return 0;
         }
-        /* Chained: each block's hash seeds the next one's. */
-        if (++n == LOOM_SIM_FOLD_BLOCK || i == sched->nsteps - 1) {
-            h = XXH3_64bits_withSeed(rec, sizeof(rec[0]) * (size_t)n, h);
-            n = 0;
+        if ((x->type == LOOM_STEP_SEND || x->type == LOOM_STEP_RECV) &&
+            (x->tag_step != y->tag_step ||
+             loom_sim_fold_offset(x->peer, ra, p) != loom_sim_fold_offset(y->peer, rb, p))) {
+            return 0;
+        }
+        for (k = 0; k < x->ndeps && k < LOOM_STEP_MAX_DEPS; ++k) {
+            dx = x->deps[k] >= 0 ? x->deps[k] : -1;
+            dy = y->deps[k] >= 0 ? y->deps[k] : -1;
+            if (dx != dy) {
+                return 0;
+            }
         }
     }
-    return h;
+    return 1;
 }

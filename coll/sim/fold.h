@@ -13,9 +13,9 @@
  * each link of its orbit.
  *
  * Nothing here is assumed of an algorithm: the layout is checked rank by
- * rank, and every rank's schedule is built and compared (by a hash of its
- * steps as the rank sees them: peers as offsets) with its representative's
- * before a program is folded.  At 4096 ranks in 32 racks the ring's 84
+ * rank, and every rank's schedule is built and compared, step for step as
+ * the rank sees it (peers as offsets), with its representative's before a
+ * program is folded.  At 4096 ranks in 32 racks the ring's 84
  * million steps become 2.6 million.
  */
 #ifndef LOOM_SIM_FOLD_H
@@ -24,15 +24,15 @@
 #include "model.h"
 #include "coll/core/sched.h"
 
-#include <stdint.h>
-
 /* The smallest d < p dividing p whose rotation maps the layout onto
  * itself and leaves no rack in place; p when there is none (one rack, an
  * uneven layout, ranks dealt over nodes round-robin). */
 int loom_sim_fold_distance(const loom_sim_layout_t *lay);
 
-/* A hash of rank r's schedule as r sees it: every field the simulator
- * uses, with peers as offsets (peer - r mod p). */
-uint64_t loom_sim_fold_hash(const loom_sched_t *sched, int r, int p);
+/* Whether schedule a of rank ra and schedule b of rank rb are the same
+ * as their ranks see them: step for step, every field the simulator uses
+ * (type, bytes, tag, dependencies), with peers as offsets (peer - rank
+ * mod p). */
+int loom_sim_fold_same(const loom_sched_t *a, int ra, const loom_sched_t *b, int rb, int p);
 
 #endif

@@ -351,16 +351,43 @@ static void loom_sim_prog_stride(loom_sim_prog_t *prog, int p)
     prog->p = p;
 }
 
-/* Plans ranks 0..prog->p - 1 into prog; with hashes, also hashes each
- * one's schedule into hashes[r] (fold.h). */
+/* Whether ranks r + d, r + 2d, ... of the layout plan rank r's schedule
+ * rep, rotated (fold.h).  Their plans are compared while rep's is at
+ * hand, and the first mismatch ends the check (an asymmetric plan
+ * usually shows it at rank d). */
+static int loom_sim_fold_orbit(const loom_sim_build_params_t *pa, const loom_coll_args_t *args,
+                               loom_team_t *team, int r, int d, const loom_sched_t *rep)
+{
+    int q, same;
+    loom_sched_t *sched;
+
+    for (q = r + d; q < team->size; q += d) {
+        team->rank = q;
+        if (pa->plan(args, team, &sched) != LOOM_OK) {
+            return 0;
+        }
+        same = loom_sim_fold_same(rep, r, sched, q, team->size);
+        loom_sched_destroy(sched);
+        if (!same) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Plans ranks 0..prog->p - 1 into prog.  When prog runs fewer ranks than
+ * the layout has (folded), *symmetric_p says whether every other rank
+ * planned its representative's schedule, rotated; the build stops at the
+ * first that did not. */
 static loom_status_t loom_sim_prog_ranks(loom_sim_prog_t *prog, const loom_sim_build_params_t *pa,
                                          const loom_coll_args_t *args, loom_team_t *team,
-                                         uint64_t *hashes)
+                                         int *symmetric_p)
 {
     int p = prog->p, r;
     loom_status_t status;
     loom_sched_t *sched;
 
+    *symmetric_p = 1;
     for (r = 0; r < p; ++r) {
         /* Plans depend on the team only through size, rank and the
          * node/rack maps: one team serves every rank in turn. */
@@ -369,8 +396,10 @@ static loom_status_t loom_sim_prog_ranks(loom_sim_prog_t *prog, const loom_sim_b
         if (status != LOOM_OK) {
             return status;
         }
-        if (hashes != NULL) {
-            hashes[r] = loom_sim_fold_hash(sched, r, team->size);
+        if (p < team->size && !loom_sim_fold_orbit(pa, args, team, r, p, sched)) {
+            loom_sched_destroy(sched);
+            *symmetric_p = 0;
+            return LOOM_OK;
         }
         if (loom_sim_prog_add(prog, r, sched) != 0) {
             loom_sched_destroy(sched);
@@ -392,29 +421,6 @@ static loom_status_t loom_sim_prog_ranks(loom_sim_prog_t *prog, const loom_sim_b
     return LOOM_OK;
 }
 
-/* Whether every rank from d on plans rank (r mod d)'s schedule, rotated:
- * its hash is its representative's.  The first mismatch ends the check
- * (an asymmetric plan usually shows it at rank d). */
-static int loom_sim_fold_holds(const loom_sim_build_params_t *pa, const loom_coll_args_t *args,
-                               loom_team_t *team, int d, const uint64_t *hashes)
-{
-    int r, same;
-    loom_sched_t *sched;
-
-    for (r = d; r < team->size; ++r) {
-        team->rank = r;
-        if (pa->plan(args, team, &sched) != LOOM_OK) {
-            return 0;
-        }
-        same = loom_sim_fold_hash(sched, r, team->size) == hashes[r % d];
-        loom_sched_destroy(sched);
-        if (!same) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_params_t *pa)
 {
     const loom_sim_layout_t *lay = pa->layout;
@@ -423,7 +429,7 @@ loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_par
     loom_status_t status;
     loom_team_t *team = NULL;
     loom_coll_args_t args;
-    uint64_t *hashes = NULL;
+    int symmetric;
 
     loom_sim_prog_reset(prog);
     if (lay != prog->layout) {
@@ -444,14 +450,9 @@ loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_par
     args.recvbuf = (void *)(uintptr_t)(0x1000 + ((pa->bytes + 4095) & ~(size_t)4095) + 4096);
     d = pa->fold ? loom_sim_fold_distance(lay) : lay->p;
     if (d < lay->p) {
-        hashes = malloc(sizeof(*hashes) * (size_t)d);
-        if (hashes == NULL) {
-            status = LOOM_ERR_NO_MEMORY;
-            goto out;
-        }
         loom_sim_prog_stride(prog, d);
-        status = loom_sim_prog_ranks(prog, pa, &args, team, hashes);
-        if (status == LOOM_OK && loom_sim_fold_holds(pa, &args, team, d, hashes)) {
+        status = loom_sim_prog_ranks(prog, pa, &args, team, &symmetric);
+        if (status == LOOM_OK && symmetric) {
             goto built;
         }
         if (status != LOOM_OK && status != LOOM_ERR_UNSUPPORTED) {
@@ -460,7 +461,7 @@ loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_par
         loom_sim_prog_reset(prog);   /* not symmetric: every rank runs */
     }
     loom_sim_prog_stride(prog, lay->p);
-    status = loom_sim_prog_ranks(prog, pa, &args, team, NULL);
+    status = loom_sim_prog_ranks(prog, pa, &args, team, &symmetric);
     if (status != LOOM_OK) {
         goto out;
     }
@@ -468,7 +469,6 @@ built:
     loom_sim_prog_holes(prog);
     prog->as_built = 1;
 out:
-    free(hashes);
     team->rank = 0;
     loom_team_destroy(team);
     if (status != LOOM_OK) {
