@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "check_main.h"
 
 /* One link class everywhere: every rank a node of its own, all in one
@@ -473,6 +474,18 @@ START_TEST(test_sim_options_rejected)
         ck_assert_int_eq(o.nranks, 4);
         ck_assert_int_eq(o.nalgs, 5);
         ck_assert_int_eq(o.model.map, LOOM_SIM_MAP_NODE);
+    }
+    {
+        /* -j: the cores online unless told, at most 4; told, as told. */
+        const char *plain[] = { "loom-sim" }, *told[] = { "loom-sim", "-j", "7" };
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+        ck_assert_int_eq(loom_sim_options_parse(1, (char **)plain, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_int_eq(o.jobs, cores < 1 ? 1 : cores > 4 ? 4 : (int)cores);
+        ck_assert_int_eq(loom_sim_options_parse(3, (char **)told, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_int_eq(o.jobs, 7);
     }
 }
 END_TEST

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {   /* long options without a short form */
     LOOM_SIM_OPT_CSV = 256, LOOM_SIM_OPT_PLOT, LOOM_SIM_OPT_PLOT_BYTES, LOOM_SIM_OPT_MODEL,
@@ -86,9 +87,9 @@ static void loom_sim_usage(FILE *out)
         "      --plot FILE.png      busbw against rank count (against size when one\n"
         "                           rank count), one line per algorithm, with gnuplot\n"
         "      --plot-bytes SIZE    the size of that plot (default the largest)\n"
-        "  -j, --jobs N             simulate N points at once, in threads (default 1;\n"
-        "                           each holds a program: at 4096 ranks the ring's\n"
-        "                           is 2 to 3 GB); results do not depend on N\n"
+        "  -j, --jobs N             simulate N points at once, in threads (default the\n"
+        "                           cores online, at most 4: each holds a program, at\n"
+        "                           4096 ranks up to 2 GB); results do not depend on N\n"
         "  -q, --quiet              no table\n"
         "  -h, --help               this text\n"
         "\n"
@@ -102,6 +103,14 @@ static void loom_sim_usage(FILE *out)
 }
 
 #define LOOM_SIM_ERR(...) (fprintf(err, "loom-sim: " __VA_ARGS__), LOOM_SIM_PARSE_ERROR)
+
+/* The cores online, 1 to LOOM_SIM_DEFAULT_JOBS_MAX. */
+int loom_sim_default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return n < 1 ? 1 : n > LOOM_SIM_DEFAULT_JOBS_MAX ? LOOM_SIM_DEFAULT_JOBS_MAX : (int)n;
+}
 
 static int loom_sim_int_arg(const char *text, long lo, long hi, int *v_p)
 {
@@ -219,7 +228,7 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
         .algs = { LOOM_ALLREDUCE_RING, LOOM_ALLREDUCE_RABENSEIFNER, LOOM_ALLREDUCE_DBTREE,
                   LOOM_ALLREDUCE_HIER },
         .min_bytes = 1 << 10, .max_bytes = (size_t)512 << 20, .factor = 2,
-        .bench_alg = LOOM_ALLREDUCE_RING, .bench_ranks = 0, .jobs = 1,
+        .bench_alg = LOOM_ALLREDUCE_RING, .bench_ranks = 0, .jobs = loom_sim_default_jobs(),
     };
     /* Model options apply after --model, whatever their order. */
     const char *model_path = NULL, *sets[64], *set_opts[64];

@@ -14,6 +14,9 @@
 #define LOOM_SIM_MAX_RANK_COUNTS 64
 #define LOOM_SIM_MAX_RANKS (1 << 16)
 #define LOOM_SIM_MAX_JOBS 64
+/* -j by default: the cores online, at most this many (each job holds a
+ * program, up to 2 GB at 4096 ranks). */
+#define LOOM_SIM_DEFAULT_JOBS_MAX 4
 
 typedef enum loom_sim_mode {
     LOOM_SIM_MODE_RUN = 0,
@@ -52,5 +55,9 @@ typedef enum loom_sim_parse {
 
 loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
                                         loom_sim_options_t *opts_p);
+
+/* The -j a run gets unless told: the cores online, at most
+ * LOOM_SIM_DEFAULT_JOBS_MAX. */
+int loom_sim_default_jobs(void);
 
 #endif
