@@ -24,6 +24,9 @@ typedef struct loom_sim_build_params {
     const loom_sim_layout_t *layout;
     loom_plan_fn_t          plan;
     size_t                  bytes;      /* the collective's message size */
+    int                     total;      /* bytes is the sum over ranks (allgather,
+                                         * reduce_scatter): each rank's count is
+                                         * bytes / p / elem_size */
     size_t                  elem_size;  /* 4 unless set */
     size_t                  seg_bytes;
     int                     depth;

@@ -443,7 +443,7 @@ loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_par
      * two disjoint ranges will do (no memory of n bytes per rank). */
     args = (loom_coll_args_t){
         .sendbuf = (const void *)(uintptr_t)0x1000, .recvbuf = NULL,
-        .count = pa->bytes / esize, .elem_size = esize,
+        .count = pa->bytes / (pa->total ? (size_t)lay->p : 1) / esize, .elem_size = esize,
         .op = { .fn = loom_sim_no_reduce, .ctx = NULL, .commutative = 1 },
         .in_place = pa->in_place, .seg_bytes = pa->seg_bytes, .depth = pa->depth,
     };

@@ -25,6 +25,19 @@ cmp -s "$tmp/out.csv" "$tmp/out3.csv" || fail "-j 3 changed the CSV"
 "$sim" -p 32 --ranks-per-node 4 --nodes-per-rack 2 -b 64K -e 4M -f 8 -a all -q --no-fold \
     --csv "$tmp/nofold.csv" || fail "--no-fold exited $?"
 cmp -s "$tmp/fold.csv" "$tmp/nofold.csv" || fail "--no-fold changed the CSV"
+# Every other collective: its rows named in the CSV, each algorithm's
+# time set, and folding changes nothing there either.
+for coll in bcast reduce allgather reduce_scatter; do
+    "$sim" -c $coll -p 8,32 --ranks-per-node 4 --nodes-per-rack 2 -b 64K -e 4M -f 8 -a all -q \
+        --csv "$tmp/$coll.csv" || fail "-c $coll exited $?"
+    "$sim" -c $coll -p 8,32 --ranks-per-node 4 --nodes-per-rack 2 -b 64K -e 4M -f 8 -a all -q \
+        --no-fold --csv "$tmp/$coll-nofold.csv" || fail "-c $coll --no-fold exited $?"
+    cmp -s "$tmp/$coll.csv" "$tmp/$coll-nofold.csv" || fail "--no-fold changed the $coll CSV"
+    awk -F, -v c=$coll 'NR > 1 && ($1 != c || $9 == "" || $9 <= 0) { bad = 1 }
+                        END { exit bad || NR < 7 }' "$tmp/$coll.csv" ||
+        fail "-c $coll: rows without a time or of another collective: $(cat "$tmp/$coll.csv")"
+done
+
 # The plot's script, through a stand-in gnuplot that keeps it: plain
 # text, so that double_binary_tree is not drawn with subscripts.
 printf '#!/bin/sh\ncat >"%s/plot.gp"\n' "$tmp" >"$tmp/gnuplot" && chmod +x "$tmp/gnuplot"
@@ -88,6 +101,8 @@ check_bad() {
 check_bad -p -p 1
 check_bad --map-by --map-by rack
 check_bad fastest -a fastest
+check_bad reduce_scatter -c gather
+check_bad scatter_allgather -c bcast -a ring
 check_bad --model --model "$tmp/none"
 echo "bad = 1" >"$tmp/bad.conf"
 check_bad "bad.conf:1" --model "$tmp/bad.conf"

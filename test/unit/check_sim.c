@@ -13,6 +13,7 @@
 #include "coll/sim/prog.h"
 #include "coll/core/sched.h"
 #include "coll/core/team.h"
+#include "tools/loom-sim/coll.h"
 #include "tools/loom-sim/options.h"
 
 #include <check.h>
@@ -79,6 +80,84 @@ START_TEST(test_sim_ring_closed_form)
         n = 4.0 * p * 1024;   /* blocks of equal size */
         assert_close(sim_time(&m, p, loom_allreduce_ring_plan, (size_t)n, 0),
                      2 * (p - 1) * a + 2.0 * (p - 1) / p * n * b + (double)(p - 1) / p * n * g);
+    }
+}
+END_TEST
+
+/* One algorithm of another collective through loom-sim's table (its
+ * element count as the sweep gives it: tools/loom-sim/coll.h). */
+static double sim_coll_time(const loom_sim_model_t *m, int p, const char *coll_name,
+                            const char *alg_name, size_t bytes, size_t seg)
+{
+    const loom_sim_coll_t *coll = loom_sim_coll_find(coll_name);
+    loom_sim_layout_t *lay;
+    loom_sim_prog_t *prog;
+    loom_sim_result_t res;
+    int alg;
+
+    ck_assert_ptr_nonnull(coll);
+    alg = loom_sim_coll_alg(coll, alg_name);
+    ck_assert_int_gt(alg, 0);
+    ck_assert_int_eq(loom_sim_layout_create(m, p, &lay), LOOM_OK);
+    ck_assert_int_eq(loom_sim_prog_build(&(loom_sim_build_params_t){
+                         .layout = lay, .plan = coll->plan(alg), .bytes = bytes,
+                         .total = coll->total, .seg_bytes = seg,
+                         .in_place = 1 }, &prog), LOOM_OK);
+    ck_assert_int_eq(loom_sim_prog_run(prog, m, &res), LOOM_OK);
+    loom_sim_prog_destroy(prog);
+    loom_sim_layout_destroy(lay);
+    return res.time_s;
+}
+
+static void expect_coll_seg(const loom_sim_model_t *m, int p, const char *coll,
+                            const char *alg, double n, double seg, double want)
+{
+    double got = sim_coll_time(m, p, coll, alg, (size_t)n, (size_t)seg);
+
+    ck_assert_msg(fabs(got - want) <= 1e-7 * want, "%s %s on %d ranks: simulated %.9g s, "
+                  "formula %.9g s", coll, alg, p, got, want);
+}
+
+static void expect_coll(const loom_sim_model_t *m, int p, const char *coll, const char *alg,
+                        double n, double want)
+{
+    double got = sim_coll_time(m, p, coll, alg, (size_t)n, 0);
+
+    ck_assert_msg(fabs(got - want) <= 1e-7 * want, "%s %s on %d ranks: simulated %.9g s, "
+                  "formula %.9g s", coll, alg, p, got, want);
+}
+
+/* The other collectives' textbook costs on one link class.  A ring
+ * allgather or reduce_scatter of n bytes in all moves n/p per round for
+ * p-1 rounds (the reduce_scatter reduces each block before passing it
+ * on).  A chain bcast or reduce in s segments: the first segment takes
+ * p-1 hops (alpha, its bytes, and for the reduce its reduction), and the
+ * other s-1 follow at the link's rate, each one's bytes moving while the
+ * one before completes.  A binomial tree on 2 ranks is one message; on
+ * more, the root sends to its children at once and they share its NIC,
+ * which the textbook log2(p) rounds leave out. */
+START_TEST(test_sim_collectives_closed_form)
+{
+    const double a = 4e-6, b = 1 / 20e9, g = 1 / 50e9;
+    static const int ps[] = { 2, 3, 5, 8, 16, 64 };
+    int i, p;
+    double n;
+
+    for (i = 0; i < (int)(sizeof(ps) / sizeof(ps[0])); ++i) {
+        loom_sim_model_t m = one_class(a, b, g);
+
+        p = ps[i];
+        n = 4.0 * p * 2048;
+        expect_coll(&m, p, "allgather", "ring", n, (p - 1) * (a + n / p * b));
+        expect_coll(&m, p, "reduce_scatter", "ring", n, (p - 1) * (a + n / p * b + n / p * g));
+        expect_coll_seg(&m, p, "bcast", "chain", n, n / 4,
+                        (p - 1) * (a + n / 4 * b) + 3 * n / 4 * b);
+        expect_coll_seg(&m, p, "reduce", "chain", n, n / 4,
+                        (p - 1) * (a + n / 4 * (b + g)) + 3 * n / 4 * b);
+        if (p == 2) {
+            expect_coll(&m, p, "bcast", "binomial", n, a + n * b);
+            expect_coll(&m, p, "reduce", "binomial", n, a + n * b + n * g);
+        }
     }
 }
 END_TEST
@@ -431,11 +510,13 @@ END_TEST
 /* Each bad command line fails with a message naming the option. */
 START_TEST(test_sim_options_rejected)
 {
-    static const struct { const char *argv[4]; const char *names; } bad[] = {
+    static const struct { const char *argv[6]; const char *names; } bad[] = {
         { { "loom-sim", "-p", "1" }, "-p" },
         { { "loom-sim", "-p", "64:8" }, "-p" },
         { { "loom-sim", "-a", "fastest" }, "fastest" },
-        { { "loom-sim", "-c", "alltoall" }, "-c" },
+        { { "loom-sim", "-c", "alltoall" }, "reduce_scatter" },
+        { { "loom-sim", "-a", "chain" }, "rabenseifner" },
+        { { "loom-sim", "-c", "bcast", "-a", "ring" }, "scatter_allgather" },
         { { "loom-sim", "-b", "0" }, "-b" },
         { { "loom-sim", "-e", "12Q" }, "-e" },
         { { "loom-sim", "-f", "1" }, "-f" },
@@ -456,7 +537,7 @@ START_TEST(test_sim_options_rejected)
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
         FILE *err = open_memstream(&msg, &len);
 
-        for (argc = 0; argc < 4 && bad[i].argv[argc] != NULL; ++argc) {
+        for (argc = 0; argc < 6 && bad[i].argv[argc] != NULL; ++argc) {
         }
         ck_assert_int_eq(loom_sim_options_parse(argc, (char **)bad[i].argv, err, &o),
                          LOOM_SIM_PARSE_ERROR);
@@ -474,6 +555,30 @@ START_TEST(test_sim_options_rejected)
         ck_assert_int_eq(o.nranks, 4);
         ck_assert_int_eq(o.nalgs, 5);
         ck_assert_int_eq(o.model.map, LOOM_SIM_MAP_NODE);
+    }
+    {
+        /* -a after or before -c, names of that collective; its default set. */
+        const char *bcast[] = { "loom-sim", "-a", "chain,auto", "-c", "bcast" };
+        const char *allgather[] = { "loom-sim", "-c", "allgather" };
+        const char *all_auto[] = { "loom-sim", "-c", "reduce_scatter", "-a", "all,auto,ring" };
+
+        ck_assert_int_eq(loom_sim_options_parse(5, (char **)bcast, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_str_eq(o.coll->name, "bcast");
+        ck_assert_int_eq(o.nalgs, 2);
+        ck_assert_str_eq(o.coll->alg_names[o.algs[0]], "chain");
+        ck_assert_int_eq(o.algs[1], 0);
+        ck_assert_int_eq(loom_sim_options_parse(3, (char **)allgather, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_int_eq(o.nalgs, 3);
+        ck_assert_str_eq(o.coll->alg_names[o.algs[2]], "hierarchical");
+        /* all: every one but reproducible, each once, then auto. */
+        ck_assert_int_eq(loom_sim_options_parse(5, (char **)all_auto, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_int_eq(o.nalgs, 4);
+        ck_assert_str_eq(o.coll->alg_names[o.algs[0]], "recursive_halving");
+        ck_assert_str_eq(o.coll->alg_names[o.algs[2]], "hierarchical");
+        ck_assert_int_eq(o.algs[3], 0);
     }
     {
         /* -j: the cores online unless told, at most 4; told, as told. */
@@ -671,6 +776,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_sim_ring_closed_form);
     tcase_add_test(tc, test_sim_rabenseifner_pow2);
+    tcase_add_test(tc, test_sim_collectives_closed_form);
     tcase_add_test(tc, test_sim_star_shares_nic);
     tcase_add_test(tc, test_sim_fill_matches_reference);
     tcase_add_test(tc, test_sim_fill_follows_changes);

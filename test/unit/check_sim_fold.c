@@ -8,6 +8,10 @@
 #include "coll/sim/fold.h"
 #include "coll/sim/model.h"
 #include "coll/sim/prog.h"
+#include "coll/core/allgather.h"
+#include "coll/core/bcast.h"
+#include "coll/core/reduce.h"
+#include "coll/core/reduce_scatter.h"
 #include "coll/core/sched.h"
 
 #include <check.h>
@@ -62,8 +66,8 @@ typedef struct run {
     int                 orbit;
 } run_t;
 
-static run_t run(const loom_sim_model_t *m, int p, loom_plan_fn_t plan, size_t bytes,
-                 int fold)
+static run_t run_total(const loom_sim_model_t *m, int p, loom_plan_fn_t plan, size_t bytes,
+                       int total, int fold)
 {
     loom_sim_layout_t *lay;
     loom_sim_prog_t *prog;
@@ -71,13 +75,19 @@ static run_t run(const loom_sim_model_t *m, int p, loom_plan_fn_t plan, size_t b
 
     ck_assert_int_eq(loom_sim_layout_create(m, p, &lay), LOOM_OK);
     ck_assert_int_eq(loom_sim_prog_build(&(loom_sim_build_params_t){
-                         .layout = lay, .plan = plan, .bytes = bytes, .seg_bytes = 64 << 10,
-                         .fold = fold }, &prog), LOOM_OK);
+                         .layout = lay, .plan = plan, .bytes = bytes, .total = total,
+                         .seg_bytes = 64 << 10, .fold = fold }, &prog), LOOM_OK);
     ck_assert_int_eq(loom_sim_prog_run(prog, m, &out.res), LOOM_OK);
     out.orbit = loom_sim_prog_orbit(prog);
     loom_sim_prog_destroy(prog);
     loom_sim_layout_destroy(lay);
     return out;
+}
+
+static run_t run(const loom_sim_model_t *m, int p, loom_plan_fn_t plan, size_t bytes,
+                 int fold)
+{
+    return run_total(m, p, plan, bytes, 0, fold);
 }
 
 static void assert_same(const run_t *a, const run_t *b)
@@ -121,6 +131,38 @@ START_TEST(test_fold_same_numbers)
             ck_assert_int_eq(full.orbit, 1);
             assert_same(&folded, &full);
         }
+    }
+}
+END_TEST
+
+/* The other collectives: the ring allgather and reduce_scatter are the
+ * same on every rack and fold by 4; a chain bcast or reduce has a root
+ * and runs in full.  Either way the numbers are the full run's.  Sizes
+ * are the whole vector for allgather and reduce_scatter. */
+START_TEST(test_fold_other_collectives)
+{
+    static const struct {
+        loom_plan_fn_t plan;
+        const char *name;
+        int total, folds;
+    } cases[] = {
+        { loom_allgather_ring_plan, "allgather ring", 1, 1 },
+        { loom_reduce_scatter_ring_plan, "reduce_scatter ring", 1, 1 },
+        { loom_bcast_chain_plan, "bcast chain", 0, 0 },
+        { loom_reduce_chain_plan, "reduce chain", 0, 0 },
+    };
+    static const size_t bytes = 4 << 20;
+    loom_sim_model_t m = small_racks();
+    run_t folded, full;
+    size_t c;
+
+    for (c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c) {
+        folded = run_total(&m, 32, cases[c].plan, bytes, cases[c].total, 1);
+        full = run_total(&m, 32, cases[c].plan, bytes, cases[c].total, 0);
+        ck_assert_msg(folded.orbit == (cases[c].folds ? 4 : 1), "%s: orbit %d", cases[c].name,
+                      folded.orbit);
+        ck_assert_int_eq(full.orbit, 1);
+        assert_same(&folded, &full);
     }
 }
 END_TEST
@@ -208,6 +250,7 @@ int main(void)
     tcase_add_test(tc, test_fold_distance);
     tcase_add_test(tc, test_fold_same_numbers);
     tcase_add_test(tc, test_fold_uneven_blocks);
+    tcase_add_test(tc, test_fold_other_collectives);
     tcase_add_test(tc, test_fold_checks_every_rank);
     suite_add_tcase(s, tc);
     return loom_check_run(s);

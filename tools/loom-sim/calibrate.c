@@ -91,7 +91,7 @@ static double loom_sim_links_error(const loom_sim_options_t *o, loom_sim_model_t
 
     loom_sim_scale_links(m, pp, lg);
     for (i = 0; i < b->n; ++i) {
-        if (loom_sim_predict(m, o->bench_ranks, b->bytes[i], o->bench_alg, o->in_place, &row) !=
+        if (loom_sim_predict(&loom_sim_coll_allreduce, m, o->bench_ranks, b->bytes[i], o->bench_alg, o->in_place, &row) !=
                 LOOM_OK || !row.ok || !(b->time_s[i] > 0)) {
             return HUGE_VAL;
         }
@@ -175,7 +175,7 @@ int loom_sim_calibrate_main(const loom_sim_options_t *o)
         for (i = 0; i < bench.n; ++i) {
             loom_sim_row_t row;
 
-            if (loom_sim_predict(&m, o->bench_ranks, bench.bytes[i], o->bench_alg,
+            if (loom_sim_predict(&loom_sim_coll_allreduce, &m, o->bench_ranks, bench.bytes[i], o->bench_alg,
                                  o->in_place, &row) == LOOM_OK && row.ok) {
                 fprintf(stderr, "loom-sim:   %zu bytes: measured %.1f us, fitted %.1f us "
                         "(%+.1f%%)\n", bench.bytes[i], bench.time_s[i] * 1e6, row.time_s * 1e6,

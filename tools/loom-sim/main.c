@@ -1,5 +1,5 @@
 /*
- * loom-sim: Loom's real allreduce schedules on a modeled cluster of up to
+ * loom-sim: Loom's real collective schedules on a modeled cluster of up to
  * thousands of ranks, no MPI needed (docs/loom-sim.md); and
  * `loom-sim calibrate`, which fits the model to measurements.
  */
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     if (!o.quiet) {
         loom_sim_output_table(stdout, &o, &sw);
     }
-    if (o.csv_path != NULL && loom_sim_output_csv(o.csv_path, &sw) != 0) {
+    if (o.csv_path != NULL && loom_sim_output_csv(o.csv_path, &o, &sw) != 0) {
         rc = EXIT_FAILURE;
     }
     if (o.plot_path != NULL && loom_sim_output_plot(o.plot_path, &o, &sw) != 0) {

@@ -54,17 +54,25 @@ static void loom_sim_usage(FILE *out)
         "       loom-sim calibrate --pingpong FILE [--bench FILE --bench-algorithm NAME\n"
         "                          --bench-ranks N] [layout options] [-o MODEL]\n"
         "\n"
-        "Runs the schedules of Loom's allreduce algorithms, as the engine builds\n"
+        "Runs the schedules of Loom's collective algorithms, as the engine builds\n"
         "them, on a modeled cluster, and prints the predicted time, algbw and\n"
         "busbw per algorithm, rank count and size, with the algorithm Loom's cost\n"
         "model chooses (docs/loom-sim.md).\n"
         "\n"
-        "  -c, --coll NAME          allreduce (the one collective simulated so far)\n"
-        "  -a, --algorithms LIST    comma-separated: ring, recursive_doubling,\n"
+        "  -c, --coll NAME          allreduce (default), bcast, reduce, allgather or\n"
+        "                           reduce_scatter; sizes as nccl-tests: allgather's\n"
+        "                           and reduce_scatter's are the whole vector\n"
+        "  -a, --algorithms LIST    comma-separated names of the collective's\n"
+        "                           algorithms, auto (Loom's choice), or all (all but\n"
+        "                           reproducible).  allreduce: ring, recursive_doubling,\n"
         "                           rabenseifner, double_binary_tree, hierarchical,\n"
-        "                           reproducible, auto (Loom's choice), or all\n"
-        "                           (default ring,rabenseifner,double_binary_tree,\n"
-        "                           hierarchical)\n"
+        "                           reproducible (default ring,rabenseifner,\n"
+        "                           double_binary_tree,hierarchical); bcast: binomial,\n"
+        "                           chain, scatter_allgather, hierarchical; reduce:\n"
+        "                           binomial, reduce_scatter_gather, chain,\n"
+        "                           hierarchical, reproducible; allgather: bruck, ring,\n"
+        "                           hierarchical; reduce_scatter: recursive_halving,\n"
+        "                           ring, hierarchical, reproducible (default: all)\n"
         "  -p, --ranks LIST         comma-separated rank counts, or A:B for the powers\n"
         "                           of two from A to B (default 8:4096)\n"
         "  -b, --minbytes SIZE      smallest message (default 1K)\n"
@@ -128,41 +136,59 @@ static int loom_sim_int_arg(const char *text, long lo, long hi, int *v_p)
 
 static int loom_sim_alg_by_name(const char *name)
 {
-    int a;
-
-    for (a = 0; a < LOOM_ALLREDUCE_ALG_COUNT; ++a) {
-        if (strcmp(name, loom_allreduce_alg_names[a]) == 0) {
-            return a;
-        }
-    }
-    return -1;
+    return loom_sim_coll_alg(&loom_sim_coll_allreduce, name);
 }
 
+/* Appends algorithm a to o's list unless it is there. */
+static void loom_sim_add_alg(loom_sim_options_t *o, int a)
+{
+    int i;
+
+    for (i = 0; i < o->nalgs && o->algs[i] != a; ++i) {
+    }
+    if (i == o->nalgs) {
+        o->algs[o->nalgs++] = a;
+    }
+}
+
+/* The algorithms of o->coll named in text (NULL: its default set); "all"
+ * is every one but auto and the on-request reproducible one. */
 static loom_sim_parse_t loom_sim_parse_algs(const char *text, FILE *err, loom_sim_options_t *o)
 {
-    char buf[512], *tok, *save = NULL;
+    const loom_sim_coll_t *coll = o->coll;
+    char buf[512], accepted[256] = "", *tok, *save = NULL;
     int a, i;
 
-    if (strcmp(text, "all") == 0) {
-        text = "ring,recursive_doubling,rabenseifner,double_binary_tree,hierarchical";
+    o->nalgs = 0;
+    if (text == NULL) {
+        for (i = 0; i < coll->ndefaults; ++i) {
+            loom_sim_add_alg(o, coll->defaults[i]);
+        }
+        return LOOM_SIM_PARSE_OK;
     }
     if (strlen(text) >= sizeof(buf)) {
         return LOOM_SIM_ERR("-a: list too long\n");
     }
     strcpy(buf, text);
-    o->nalgs = 0;
     for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        a = loom_sim_alg_by_name(tok);
+        if (strcmp(tok, "all") == 0) {
+            for (a = 1; a < coll->nalgs; ++a) {
+                if (a != coll->reproducible) {
+                    loom_sim_add_alg(o, a);
+                }
+            }
+            continue;
+        }
+        a = loom_sim_coll_alg(coll, tok);
         if (a < 0) {
-            return LOOM_SIM_ERR("-a: unknown algorithm '%s' (accepted: ring, "
-                                "recursive_doubling, rabenseifner, double_binary_tree, "
-                                "hierarchical, reproducible, auto, all)\n", tok);
+            for (i = 1; i < coll->nalgs; ++i) {
+                strcat(accepted, coll->alg_names[i]);
+                strcat(accepted, ", ");
+            }
+            return LOOM_SIM_ERR("-a: %s has no algorithm '%s' (accepted: %sauto, all)\n",
+                                coll->name, tok, accepted);
         }
-        for (i = 0; i < o->nalgs && o->algs[i] != a; ++i) {
-        }
-        if (i == o->nalgs) {
-            o->algs[o->nalgs++] = a;
-        }
+        loom_sim_add_alg(o, a);
     }
     if (o->nalgs == 0) {
         return LOOM_SIM_ERR("-a: no algorithm named\n");
@@ -224,14 +250,12 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
                                         loom_sim_options_t *opts_p)
 {
     loom_sim_options_t o = {
-        .mode = LOOM_SIM_MODE_RUN, .nalgs = 4,
-        .algs = { LOOM_ALLREDUCE_RING, LOOM_ALLREDUCE_RABENSEIFNER, LOOM_ALLREDUCE_DBTREE,
-                  LOOM_ALLREDUCE_HIER },
+        .mode = LOOM_SIM_MODE_RUN, .coll = &loom_sim_coll_allreduce,
         .min_bytes = 1 << 10, .max_bytes = (size_t)512 << 20, .factor = 2,
         .bench_alg = LOOM_ALLREDUCE_RING, .bench_ranks = 0, .jobs = loom_sim_default_jobs(),
     };
     /* Model options apply after --model, whatever their order. */
-    const char *model_path = NULL, *sets[64], *set_opts[64];
+    const char *model_path = NULL, *sets[64], *set_opts[64], *algs_text = NULL;
     loom_sim_parse_t rc;
     char msg[512], key[64];
     int c, nsets = 0, i;
@@ -250,13 +274,14 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
         rc = LOOM_SIM_PARSE_OK;
         switch (c) {
         case 'c':
-            if (strcmp(optarg, "allreduce") != 0) {
-                return LOOM_SIM_ERR("-c: '%s' is not simulated (accepted: allreduce)\n",
-                                    optarg);
+            o.coll = loom_sim_coll_find(optarg);
+            if (o.coll == NULL) {
+                return LOOM_SIM_ERR("-c: '%s' is not simulated (accepted: %s)\n", optarg,
+                                    loom_sim_coll_list());
             }
             break;
         case 'a':
-            rc = loom_sim_parse_algs(optarg, err, &o);
+            algs_text = optarg;   /* read once -c is known, whatever the order */
             break;
         case 'p':
             rc = loom_sim_parse_ranks(optarg, err, &o);
@@ -391,6 +416,10 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
     }
     if (loom_sim_model_check(&o.model, msg, sizeof(msg)) != LOOM_OK) {
         return LOOM_SIM_ERR("model: %s\n", msg);
+    }
+    rc = loom_sim_parse_algs(algs_text, err, &o);
+    if (rc != LOOM_SIM_PARSE_OK) {
+        return rc;
     }
     if (o.min_bytes > o.max_bytes) {
         return LOOM_SIM_ERR("-b %zu is larger than -e %zu\n", o.min_bytes, o.max_bytes);

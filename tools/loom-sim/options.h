@@ -6,7 +6,7 @@
 #define LOOM_SIM_OPTIONS_H
 
 #include "coll/sim/model.h"
-#include "coll/core/allreduce.h"
+#include "coll.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -26,7 +26,8 @@ typedef enum loom_sim_mode {
 typedef struct loom_sim_options {
     loom_sim_mode_t     mode;
     loom_sim_model_t    model;
-    int                 algs[LOOM_ALLREDUCE_ALG_COUNT]; /* in order; AUTO = Loom's choice */
+    const loom_sim_coll_t *coll;
+    int                 algs[LOOM_SIM_MAX_ALGS];    /* of coll, in order; 0 = Loom's choice */
     int                 nalgs;
     int                 ranks[LOOM_SIM_MAX_RANK_COUNTS];
     int                 nranks;

@@ -7,13 +7,14 @@
 #include <string.h>
 #include <sys/wait.h>
 
-static const char *loom_sim_alg_label(const loom_sim_row_t *r, char *buf, size_t len)
+static const char *loom_sim_alg_label(const loom_sim_coll_t *coll, const loom_sim_row_t *r,
+                                     char *buf, size_t len)
 {
-    if (r->alg == LOOM_ALLREDUCE_AUTO) {
-        snprintf(buf, len, "auto=%s", loom_allreduce_alg_names[r->ran_alg]);
+    if (r->alg == 0) {
+        snprintf(buf, len, "auto=%s", coll->alg_names[r->ran_alg]);
         return buf;
     }
-    return loom_allreduce_alg_names[r->alg];
+    return coll->alg_names[r->alg];
 }
 
 void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_sim_sweep_t *sw)
@@ -22,8 +23,9 @@ void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_si
     char size[32], seg[32], label[64], choice[96];
     int i, c;
 
-    fprintf(out, "# loom-sim: allreduce, %d ranks per node (%s), %d nodes per rack, "
-            "%d NICs per node of %.4g GB/s, rack uplink %.4g GB/s\n", m->ranks_per_node,
+    fprintf(out, "# loom-sim: %s, %d ranks per node (%s), %d nodes per rack, "
+            "%d NICs per node of %.4g GB/s, rack uplink %.4g GB/s\n", o->coll->name,
+            m->ranks_per_node,
             m->map == LOOM_SIM_MAP_CORE ? "--map-by core" : "--map-by node",
             m->nodes_per_rack, m->nics_per_node, loom_sim_model_nic_bps(m) * 1e-9,
             loom_sim_model_uplink_bps(m) * 1e-9);
@@ -39,24 +41,24 @@ void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_si
         const loom_sim_row_t *r = &sw->rows[i];
 
         loom_tool_size_format(r->seg_bytes, seg, sizeof(seg));
-        snprintf(choice, sizeof(choice), "%s/%s", loom_allreduce_alg_names[r->choice_alg],
+        snprintf(choice, sizeof(choice), "%s/%s", o->coll->alg_names[r->choice_alg],
                  loom_tool_size_format(r->choice_seg, size, sizeof(size)));
         loom_tool_size_format(r->bytes, size, sizeof(size));
         if (!r->ok) {
             fprintf(out, "%7d %6d %6d %9s  %-26s %7s %14s %10s %10s  %s\n", r->ranks, r->nodes,
-                    r->racks, size, loom_sim_alg_label(r, label, sizeof(label)), seg,
+                    r->racks, size, loom_sim_alg_label(o->coll, r, label, sizeof(label)), seg,
                     "refused", "-", "-", choice);
             continue;
         }
         fprintf(out, "%7d %6d %6d %9s %c%-26s %7s %14.2f %10.3f %10.3f  %s\n", r->ranks,
                 r->nodes, r->racks, size, r->chosen ? '*' : ' ',
-                loom_sim_alg_label(r, label, sizeof(label)), seg, r->time_s * 1e6,
+                loom_sim_alg_label(o->coll, r, label, sizeof(label)), seg, r->time_s * 1e6,
                 r->algbw_gbs, r->busbw_gbs, choice);
     }
     fprintf(out, "# %d predictions in %.1f s\n", sw->nrows, sw->wall_s);
 }
 
-int loom_sim_output_csv(const char *path, const loom_sim_sweep_t *sw)
+int loom_sim_output_csv(const char *path, const loom_sim_options_t *o, const loom_sim_sweep_t *sw)
 {
     FILE *f = fopen(path, "w");
     int i;
@@ -70,15 +72,15 @@ int loom_sim_output_csv(const char *path, const loom_sim_sweep_t *sw)
     for (i = 0; i < sw->nrows; ++i) {
         const loom_sim_row_t *r = &sw->rows[i];
 
-        fprintf(f, "allreduce,%d,%d,%d,%zu,%s,%s,%zu,", r->ranks, r->nodes, r->racks, r->bytes,
-                loom_allreduce_alg_names[r->alg], loom_allreduce_alg_names[r->ran_alg],
+        fprintf(f, "%s,%d,%d,%d,%zu,%s,%s,%zu,", o->coll->name, r->ranks, r->nodes, r->racks,
+                r->bytes, o->coll->alg_names[r->alg], o->coll->alg_names[r->ran_alg],
                 r->seg_bytes);
         if (r->ok) {
             fprintf(f, "%.4f,%.6f,%.6f,", r->time_s * 1e6, r->algbw_gbs, r->busbw_gbs);
         } else {
             fprintf(f, ",,,");
         }
-        fprintf(f, "%d,%s,%zu\n", r->chosen, loom_allreduce_alg_names[r->choice_alg],
+        fprintf(f, "%d,%s,%zu\n", r->chosen, o->coll->alg_names[r->choice_alg],
                 r->choice_seg);
     }
     if (fclose(f) != 0) {
@@ -114,12 +116,12 @@ int loom_sim_output_plot(const char *path, const loom_sim_options_t *o,
     }
     loom_gnuplot_png(gp, path);
     if (by_size) {
-        fprintf(gp, "set title \"loom-sim: allreduce on %d ranks, %d per node\"\n"
-                "set xlabel \"message size (bytes)\"\n", o->ranks[0],
+        fprintf(gp, "set title \"loom-sim: %s on %d ranks, %d per node\"\n"
+                "set xlabel \"message size (bytes)\"\n", o->coll->name, o->ranks[0],
                 o->model.ranks_per_node);
     } else {
-        fprintf(gp, "set title \"loom-sim: allreduce of %s, %d ranks per node, %.3g:1 "
-                "spine\"\nset xlabel \"ranks\"\n",
+        fprintf(gp, "set title \"loom-sim: %s of %s, %d ranks per node, %.3g:1 "
+                "spine\"\nset xlabel \"ranks\"\n", o->coll->name,
                 loom_tool_size_format(bytes, label, sizeof(label)), o->model.ranks_per_node,
                 o->model.oversubscription);
     }
@@ -139,7 +141,7 @@ int loom_sim_output_plot(const char *path, const loom_sim_options_t *o,
     fprintf(gp, "plot ");
     for (a = 0; a < o->nalgs; ++a) {
         fprintf(gp, "%s$a%d with linespoints title \"%s\"", a > 0 ? ", " : "", a,
-                loom_allreduce_alg_names[o->algs[a]]);
+                o->coll->alg_names[o->algs[a]]);
     }
     fprintf(gp, "\n");
     status = pclose(gp);

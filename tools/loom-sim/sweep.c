@@ -39,11 +39,12 @@ static void loom_sim_config(const loom_sim_model_t *m, loom_coll_config_t *cfg)
 }
 
 /* One point on prog's layout; prog is rebuilt in place (exec.h). */
-static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model, loom_sim_prog_t *prog,
+static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
+                                         const loom_sim_model_t *model, loom_sim_prog_t *prog,
                                          const loom_sim_layout_t *lay, size_t bytes, int alg,
                                          int in_place, int fold, loom_sim_row_t *row)
 {
-    loom_allreduce_choice_t choice, forced;
+    loom_sim_choice_t choice, forced;
     loom_coll_config_t cfg;
     loom_sim_result_t res;
     loom_status_t status;
@@ -55,12 +56,11 @@ static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model, loom_sim
     if (status != LOOM_OK) {
         return status;
     }
-    loom_allreduce_select_team(&cfg, team, bytes, 1, &choice);
+    coll->select(&cfg, team, bytes, 0, &choice);
     /* The segment and depth the engine uses when the algorithm is forced. */
-    cfg.allreduce_algorithm = alg != LOOM_ALLREDUCE_AUTO ? alg : (int)choice.alg;
-    loom_allreduce_select_team(&cfg, team, bytes, 1, &forced);
+    coll->select(&cfg, team, bytes, alg != 0 ? alg : choice.alg, &forced);
     loom_team_destroy(team);
-    if (alg == LOOM_ALLREDUCE_AUTO) {
+    if (alg == 0) {
         forced = choice;
     }
     *row = (loom_sim_row_t){ .ranks = p, .nodes = lay->nodes, .racks = lay->racks,
@@ -70,8 +70,9 @@ static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model, loom_sim
     row->chosen = forced.alg == choice.alg && forced.seg_bytes == choice.seg_bytes;
     status = loom_sim_prog_plan(prog, &(loom_sim_build_params_t){
                                     .layout = lay,
-                                    .plan = loom_allreduce_algorithms[forced.alg].plan,
-                                    .bytes = bytes, .seg_bytes = forced.seg_bytes,
+                                    .plan = coll->plan(forced.alg), .bytes = bytes,
+                                    .total = coll->total,
+                                    .seg_bytes = forced.seg_bytes,
                                     .depth = forced.depth, .in_place = in_place,
                                     .fold = fold });
     if (status == LOOM_ERR_UNSUPPORTED) {
@@ -87,12 +88,12 @@ static loom_status_t loom_sim_predict_on(const loom_sim_model_t *model, loom_sim
     row->ok = 1;
     row->time_s = res.time_s;
     row->algbw_gbs = res.time_s > 0 ? (double)bytes / res.time_s * 1e-9 : 0;
-    row->busbw_gbs = row->algbw_gbs * loom_sim_bus_factor(p);
+    row->busbw_gbs = loom_sim_coll_busbw(coll, row->algbw_gbs, p);
     return LOOM_OK;
 }
 
-loom_status_t loom_sim_predict(const loom_sim_model_t *model, int p, size_t bytes, int alg,
-                               int in_place, loom_sim_row_t *row_p)
+loom_status_t loom_sim_predict(const loom_sim_coll_t *coll, const loom_sim_model_t *model, int p,
+                               size_t bytes, int alg, int in_place, loom_sim_row_t *row_p)
 {
     loom_sim_layout_t *lay;
     loom_sim_prog_t *prog;
@@ -103,7 +104,7 @@ loom_status_t loom_sim_predict(const loom_sim_model_t *model, int p, size_t byte
     }
     status = loom_sim_prog_create(lay, &prog);
     if (status == LOOM_OK) {
-        status = loom_sim_predict_on(model, prog, lay, bytes, alg, in_place, 1, row_p);
+        status = loom_sim_predict_on(coll, model, prog, lay, bytes, alg, in_place, 1, row_p);
         loom_sim_prog_destroy(prog);
     }
     loom_sim_layout_destroy(lay);
@@ -147,7 +148,8 @@ static void *loom_sim_batch_work(void *arg)
         for (bytes = o->min_bytes, k = 0; k < i / o->nalgs; ++k) {
             bytes *= (size_t)o->factor;
         }
-        status = loom_sim_predict_on(&o->model, prog, b->lay, bytes, o->algs[i % o->nalgs],
+        status = loom_sim_predict_on(o->coll, &o->model, prog, b->lay, bytes,
+                                     o->algs[i % o->nalgs],
                                      o->in_place, !o->no_fold, &b->rows[i]);
         pthread_mutex_lock(&b->lock);
         b->done++;

@@ -10,7 +10,7 @@
 typedef struct loom_sim_row {
     int     ranks, nodes, racks;
     size_t  bytes;
-    int     alg;            /* loom_allreduce_alg_t; AUTO: Loom's choice, as chosen */
+    int     alg;            /* of the options' collective; 0 (auto): Loom's choice */
     int     ran_alg;        /* what ran (the choice for AUTO) */
     size_t  seg_bytes;
     int     ok;             /* 0: the plan refused (time and bandwidths unset) */
@@ -32,14 +32,9 @@ loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
                                  loom_sim_sweep_t *sweep_p);
 void loom_sim_sweep_free(loom_sim_sweep_t *sweep);
 
-/* The prediction of one algorithm (AUTO: Loom's choice) at one point. */
-loom_status_t loom_sim_predict(const loom_sim_model_t *model, int p, size_t bytes, int alg,
-                               int in_place, loom_sim_row_t *row_p);
-
-/* nccl-tests' allreduce bus factor 2(p-1)/p. */
-static inline double loom_sim_bus_factor(int p)
-{
-    return 2.0 * (p - 1) / p;
-}
+/* The prediction of one algorithm of coll (0, auto: Loom's choice) at one
+ * point. */
+loom_status_t loom_sim_predict(const loom_sim_coll_t *coll, const loom_sim_model_t *model, int p,
+                               size_t bytes, int alg, int in_place, loom_sim_row_t *row_p);
 
 #endif
