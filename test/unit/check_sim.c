@@ -109,19 +109,12 @@ static double sim_coll_time(const loom_sim_model_t *m, int p, const char *coll_n
     return res.time_s;
 }
 
-static void expect_coll_seg(const loom_sim_model_t *m, int p, const char *coll,
-                            const char *alg, double n, double seg, double want)
+/* coll's algorithm alg on n bytes in segments of seg (0: the default)
+ * takes want seconds. */
+static void expect_coll(const loom_sim_model_t *m, int p, const char *coll, const char *alg,
+                        double n, double seg, double want)
 {
     double got = sim_coll_time(m, p, coll, alg, (size_t)n, (size_t)seg);
-
-    ck_assert_msg(fabs(got - want) <= 1e-7 * want, "%s %s on %d ranks: simulated %.9g s, "
-                  "formula %.9g s", coll, alg, p, got, want);
-}
-
-static void expect_coll(const loom_sim_model_t *m, int p, const char *coll, const char *alg,
-                        double n, double want)
-{
-    double got = sim_coll_time(m, p, coll, alg, (size_t)n, 0);
 
     ck_assert_msg(fabs(got - want) <= 1e-7 * want, "%s %s on %d ranks: simulated %.9g s, "
                   "formula %.9g s", coll, alg, p, got, want);
@@ -148,15 +141,15 @@ START_TEST(test_sim_collectives_closed_form)
 
         p = ps[i];
         n = 4.0 * p * 2048;
-        expect_coll(&m, p, "allgather", "ring", n, (p - 1) * (a + n / p * b));
-        expect_coll(&m, p, "reduce_scatter", "ring", n, (p - 1) * (a + n / p * b + n / p * g));
-        expect_coll_seg(&m, p, "bcast", "chain", n, n / 4,
-                        (p - 1) * (a + n / 4 * b) + 3 * n / 4 * b);
-        expect_coll_seg(&m, p, "reduce", "chain", n, n / 4,
-                        (p - 1) * (a + n / 4 * (b + g)) + 3 * n / 4 * b);
+        expect_coll(&m, p, "allgather", "ring", n, 0, (p - 1) * (a + n / p * b));
+        expect_coll(&m, p, "reduce_scatter", "ring", n, 0,
+                    (p - 1) * (a + n / p * b + n / p * g));
+        expect_coll(&m, p, "bcast", "chain", n, n / 4, (p - 1) * (a + n / 4 * b) + 3 * n / 4 * b);
+        expect_coll(&m, p, "reduce", "chain", n, n / 4,
+                    (p - 1) * (a + n / 4 * (b + g)) + 3 * n / 4 * b);
         if (p == 2) {
-            expect_coll(&m, p, "bcast", "binomial", n, a + n * b);
-            expect_coll(&m, p, "reduce", "binomial", n, a + n * b + n * g);
+            expect_coll(&m, p, "bcast", "binomial", n, 0, a + n * b);
+            expect_coll(&m, p, "reduce", "binomial", n, 0, a + n * b + n * g);
         }
     }
 }
