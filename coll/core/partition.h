@@ -11,27 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The cut with count / p and count % p worked out once: a plan that asks
- * for a block per segment (a ring's thousands) spares two divisions each. */
-typedef struct loom_cut {
-    size_t base, rem;
-} loom_cut_t;
-
-static inline loom_cut_t loom_cut(size_t count, int p)
-{
-    return (loom_cut_t){ count / (size_t)p, count % (size_t)p };
-}
-
-static inline size_t loom_cut_count(loom_cut_t c, int i)
-{
-    return c.base + ((size_t)i < c.rem ? 1 : 0);
-}
-
-static inline size_t loom_cut_offset(loom_cut_t c, int i)
-{
-    return (size_t)i * c.base + ((size_t)i < c.rem ? (size_t)i : c.rem);
-}
-
 /*
  * The ring allreduce spreads the larger blocks out instead: block i is
  * [floor(i count / p), floor((i + 1) count / p)).  The sizes still differ
@@ -72,12 +51,14 @@ static inline size_t loom_spread_max(loom_spread_t c)
 
 static inline size_t loom_block_count(size_t count, int p, int i)
 {
-    return loom_cut_count(loom_cut(count, p), i);
+    return count / (size_t)p + ((size_t)i < count % (size_t)p ? 1 : 0);
 }
 
 static inline size_t loom_block_offset(size_t count, int p, int i)
 {
-    return loom_cut_offset(loom_cut(count, p), i);
+    size_t base = count / (size_t)p, rem = count % (size_t)p;
+
+    return (size_t)i * base + ((size_t)i < rem ? (size_t)i : rem);
 }
 
 /* Elements per pipeline segment: seg_bytes (or def_bytes when 0) in whole
