@@ -22,14 +22,9 @@ typedef struct loom_sim_flow {
     int     frozen;
 } loom_sim_flow_t;
 
-/* An entry of the finish-time heap: the key beside the slot, so that
- * ordering touches no flow record. */
-typedef struct loom_sim_hentry {
-    double  finish;
-    int     slot;
-} loom_sim_hentry_t;
-
-/* An entry of the filling heaps: a link by share or a flow by cap. */
+/* An entry of a heap, its key beside the index so that ordering touches
+ * no record: a flow slot by finish time (the flows in flight), a link by
+ * share or a flow by cap (while filling). */
 typedef struct loom_sim_kentry {
     double  key;
     int     index;
@@ -59,7 +54,7 @@ struct loom_sim_net {
     int             nslots, cap_slots;
     int             *free_slots;
     int             nfree;
-    loom_sim_hentry_t *heap;        /* flow slots ordered by finish */
+    loom_sim_kentry_t *heap;        /* flow slots ordered by finish */
     int             nheap, cap_heap;
     int             cap_free;
     int             *dirty;         /* links touched since the last settle */
@@ -157,19 +152,40 @@ static int loom_sim_link_slack(const loom_sim_link_t *lk)
 
 /* ------------------------------------------------------------ the heap */
 
+/* Room in heap *h (capacity *cap) for need entries; -1 without memory. */
+static int loom_sim_kheap_reserve(loom_sim_kentry_t **h, int *cap, int need)
+{
+    int n = *cap ? *cap : 64;
+    loom_sim_kentry_t *b;
+
+    if (need <= *cap) {
+        return 0;
+    }
+    while (n < need) {
+        n *= 2;
+    }
+    b = realloc(*h, sizeof(*b) * (size_t)n);
+    if (b == NULL) {
+        return -1;
+    }
+    *h = b;
+    *cap = n;
+    return 0;
+}
+
 static int loom_sim_heap_less(const loom_sim_net_t *net, int a, int b)
 {
-    return net->heap[a].finish < net->heap[b].finish;
+    return net->heap[a].key < net->heap[b].key;
 }
 
 static void loom_sim_heap_swap(loom_sim_net_t *net, int a, int b)
 {
-    loom_sim_hentry_t t = net->heap[a];
+    loom_sim_kentry_t t = net->heap[a];
 
     net->heap[a] = net->heap[b];
     net->heap[b] = t;
-    net->flows[net->heap[a].slot].heap_pos = a;
-    net->flows[net->heap[b].slot].heap_pos = b;
+    net->flows[net->heap[a].index].heap_pos = a;
+    net->flows[net->heap[b].index].heap_pos = b;
 }
 
 static void loom_sim_heap_fix(loom_sim_net_t *net, int i)
@@ -196,34 +212,14 @@ static void loom_sim_heap_fix(loom_sim_net_t *net, int i)
     }
 }
 
-static int loom_sim_heap_reserve(loom_sim_net_t *net, int need)
-{
-    int n = net->cap_heap ? net->cap_heap : 64;
-    loom_sim_hentry_t *b;
-
-    if (need <= net->cap_heap) {
-        return 0;
-    }
-    while (n < need) {
-        n *= 2;
-    }
-    b = realloc(net->heap, sizeof(*b) * (size_t)n);
-    if (b == NULL) {
-        return -1;
-    }
-    net->heap = b;
-    net->cap_heap = n;
-    return 0;
-}
-
 static void loom_sim_heap_remove(loom_sim_net_t *net, int i)
 {
     int last = --net->nheap;
 
-    net->flows[net->heap[i].slot].heap_pos = -1;
+    net->flows[net->heap[i].index].heap_pos = -1;
     if (i != last) {
         net->heap[i] = net->heap[last];
-        net->flows[net->heap[i].slot].heap_pos = i;
+        net->flows[net->heap[i].index].heap_pos = i;
         loom_sim_heap_fix(net, i);
     }
 }
@@ -273,7 +269,7 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
     } else {
         slot = net->free_slots[--net->nfree];
     }
-    if (loom_sim_heap_reserve(net, net->nheap + 1) != 0 ||
+    if (loom_sim_kheap_reserve(&net->heap, &net->cap_heap, net->nheap + 1) != 0 ||
         loom_sim_grow(&net->added, &net->cap_added, net->nadded + 1) != 0) {
         return LOOM_ERR_NO_MEMORY;
     }
@@ -322,19 +318,19 @@ loom_status_t loom_sim_net_add(loom_sim_net_t *net, double now, double bytes, do
         net->added[net->nadded++] = slot;
     }
     f->heap_pos = net->nheap;
-    net->heap[net->nheap++] = (loom_sim_hentry_t){ finish, slot };
+    net->heap[net->nheap++] = (loom_sim_kentry_t){ finish, slot };
     loom_sim_heap_fix(net, f->heap_pos);
     return LOOM_OK;
 }
 
 double loom_sim_net_next(const loom_sim_net_t *net)
 {
-    return net->nheap > 0 ? net->heap[0].finish : HUGE_VAL;
+    return net->nheap > 0 ? net->heap[0].key : HUGE_VAL;
 }
 
 long loom_sim_net_next_user(const loom_sim_net_t *net)
 {
-    return net->nheap > 0 ? net->flows[net->heap[0].slot].user : -1;
+    return net->nheap > 0 ? net->flows[net->heap[0].index].user : -1;
 }
 
 int loom_sim_net_active(const loom_sim_net_t *net)
@@ -347,8 +343,8 @@ double loom_sim_net_rate_of(const loom_sim_net_t *net, long user)
     int i;
 
     for (i = 0; i < net->nheap; ++i) {
-        if (net->flows[net->heap[i].slot].user == user) {
-            return net->flows[net->heap[i].slot].rate;
+        if (net->flows[net->heap[i].index].user == user) {
+            return net->flows[net->heap[i].index].rate;
         }
     }
     return -1;
@@ -360,10 +356,10 @@ int loom_sim_net_pop(loom_sim_net_t *net, double t, long *user_p)
     loom_sim_link_t *lk;
     int slot, i, k, moved, tight;
 
-    if (net->nheap == 0 || net->heap[0].finish > t) {
+    if (net->nheap == 0 || net->heap[0].key > t) {
         return 0;
     }
-    slot = net->heap[0].slot;
+    slot = net->heap[0].index;
     f = &net->flows[slot];
     loom_sim_heap_remove(net, 0);
     for (i = 0; i < f->nlinks; ++i) {
@@ -542,26 +538,6 @@ static loom_sim_kentry_t loom_sim_kheap_pop(loom_sim_kentry_t *h, int *n)
     return top;
 }
 
-static int loom_sim_kheap_reserve(loom_sim_kentry_t **h, int *cap, int need)
-{
-    int n = *cap ? *cap : 64;
-    loom_sim_kentry_t *b;
-
-    if (need <= *cap) {
-        return 0;
-    }
-    while (n < need) {
-        n *= 2;
-    }
-    b = realloc(*h, sizeof(*b) * (size_t)n);
-    if (b == NULL) {
-        return -1;
-    }
-    *h = b;
-    *cap = n;
-    return 0;
-}
-
 /* A link's entry is current while the link has flows to share and its
  * share is still the one the entry holds (shares change by re-pushing). */
 static int loom_sim_share_current(const loom_sim_net_t *net, const loom_sim_kentry_t *e)
@@ -720,7 +696,7 @@ void loom_sim_net_settle(loom_sim_net_t *net, double now)
         f->remaining -= f->old_rate * (now - f->t_upd);
         f->remaining = f->remaining > 0 ? f->remaining : 0;
         f->t_upd = now;
-        net->heap[f->heap_pos].finish = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
+        net->heap[f->heap_pos].key = f->rate > 0 ? now + f->remaining / f->rate : HUGE_VAL;
         loom_sim_heap_fix(net, f->heap_pos);
     }
 }
