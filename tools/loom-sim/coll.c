@@ -5,6 +5,7 @@
 #include "coll/core/reduce.h"
 #include "coll/core/reduce_scatter.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The plan of an algorithm and the engine's selection, per collective:
@@ -95,9 +96,17 @@ const loom_sim_coll_t *loom_sim_coll_find(const char *name)
     return NULL;
 }
 
-const char *loom_sim_coll_list(void)
+char *loom_sim_coll_list(char *buf, size_t len)
 {
-    return "allreduce, bcast, reduce, allgather, reduce_scatter";
+    size_t at = 0;
+    int c, n;
+
+    buf[0] = '\0';
+    for (c = 0; c < LOOM_SIM_NCOLLS && at < len; ++c) {
+        n = snprintf(buf + at, len - at, "%s%s", c > 0 ? ", " : "", loom_sim_colls[c]->name);
+        at += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
 }
 
 int loom_sim_coll_alg(const loom_sim_coll_t *coll, const char *name)

@@ -51,8 +51,9 @@ extern const loom_sim_coll_t loom_sim_coll_allreduce;
 /* The collective called name; NULL when loom-sim has none of that name. */
 const loom_sim_coll_t *loom_sim_coll_find(const char *name);
 
-/* "allreduce, bcast, ...": the names loom_sim_coll_find accepts. */
-const char *loom_sim_coll_list(void);
+/* The names loom_sim_coll_find accepts, ", " between them, into buf
+ * (len > 0; cut short to fit); buf. */
+char *loom_sim_coll_list(char *buf, size_t len);
 
 /* The algorithm of coll called name, -1 when none. */
 int loom_sim_coll_alg(const loom_sim_coll_t *coll, const char *name);

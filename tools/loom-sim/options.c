@@ -277,7 +277,7 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
             o.coll = loom_sim_coll_find(optarg);
             if (o.coll == NULL) {
                 return LOOM_SIM_ERR("-c: '%s' is not simulated (accepted: %s)\n", optarg,
-                                    loom_sim_coll_list());
+                                    loom_sim_coll_list(msg, sizeof(msg)));
             }
             break;
         case 'a':
