@@ -43,12 +43,11 @@
 #include "allgather.h"
 #include "blocks.h"
 #include "hier_layout.h"
-#include "tag.h"
 
 loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t *team,
                                        loom_sched_t **sched_p)
 {
-    int p = team->size, me = team->rank, q, recv, up, h, g, i, x, *ints;
+    int p = team->size, me = team->rank, q, k, recv, up, h, g, i, x, *ints;
     size_t esize = args->elem_size, bytes;
     const char *own, *src;
     char *buf = args->recvbuf, *dst;
@@ -81,9 +80,11 @@ loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t
         goto out;
     }
     loom_hier_index_init(&ix, &lay, team, ints);
-    /* Block q travels with tag q: a pair of ranks carries each block at
-     * most once. */
-    for (q = 0; q < p; ++q) {
+    /* Blocks in order from this rank's own, racks in order from this
+     * rank's: every rank starts on its own block's slow sends, and a
+     * rotated layout gives a rotated schedule (loom_hier_block_tag). */
+    for (k = 0; k < p; ++k) {
+        q = (me + k) % p;
         bytes = loom_blocks_count(&blocks, q) * esize;
         dst = buf + loom_blocks_offset(&blocks, q) * esize;
         h = loom_hier_rack_holder(&ix, lay.me_rack, q);
@@ -95,23 +96,24 @@ loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t
              * a rack holder to its node holders, a node holder to its
              * node. */
             up = me == h ? q : me == g ? h : g;
-            recv = loom_sched_recv(sched, up, (uint32_t)q, dst, bytes, LOOM_NO_DEPS);
+            recv = loom_sched_recv(sched, up, loom_hier_block_tag(p, q, me), dst, bytes,
+                                   LOOM_NO_DEPS);
             src = dst;
         }
         if (me == q) {
-            for (i = 0; i < lay.R; ++i) {
-                if (i != lay.me_rack) {
-                    loom_sched_send(sched, loom_hier_rack_holder(&ix, i, q), (uint32_t)q, src,
-                                    bytes, LOOM_NO_DEPS);
-                }
+            for (i = 1; i < lay.R; ++i) {
+                x = loom_hier_rack_holder(&ix, (lay.me_rack + i) % lay.R, q);
+                loom_sched_send(sched, x, loom_hier_block_tag(p, q, x), src, bytes,
+                                LOOM_NO_DEPS);
             }
         }
         if (me == h) {
             for (i = 0; i < lay.rack_size[lay.me_rack]; ++i) {
                 x = loom_hier_node(&lay, lay.me_rack, i);
                 if (x != lay.me_node) {
-                    loom_sched_send(sched, loom_hier_node_holder(&ix, x, q), (uint32_t)q, src,
-                                    bytes, LOOM_DEPS(recv));
+                    x = loom_hier_node_holder(&ix, x, q);
+                    loom_sched_send(sched, x, loom_hier_block_tag(p, q, x), src, bytes,
+                                    LOOM_DEPS(recv));
                 }
             }
         }
@@ -119,7 +121,8 @@ loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t
             for (i = 0; i < lay.node_size[lay.me_node]; ++i) {
                 x = loom_hier_rank(&lay, lay.me_node, i);
                 if (x != me) {
-                    loom_sched_send(sched, x, (uint32_t)q, src, bytes, LOOM_DEPS(recv));
+                    loom_sched_send(sched, x, loom_hier_block_tag(p, q, x), src, bytes,
+                                    LOOM_DEPS(recv));
                 }
             }
         }

@@ -123,6 +123,16 @@ static inline int loom_hier_node_holder(const loom_hier_index_t *ix, int y, int 
     return ix->node_of[h] == y ? h : loom_hier_owner(ix->lay, y, ix->local_of[q]);
 }
 
+/* The tag of rank q's block on its way to rank dst: q's offset from dst.
+ * A pair of ranks carries each block at most once, so the tag is unique
+ * per pair; and it does not change when the whole layout is rotated, so
+ * rank r + d's schedule is rank r's with its peers rotated (loom-sim
+ * folds such runs onto one rack). */
+static inline uint32_t loom_hier_block_tag(int p, int q, int dst)
+{
+    return (uint32_t)((q - dst + p) % p);
+}
+
 /*
  * Per-level chains from a root, for pipelined rooted collectives: racks
  * in order from the root's, each standing by its holder of the root; in

@@ -51,7 +51,6 @@
 #include "blocks.h"
 #include "hier_layout.h"
 #include "sched_join.h"
-#include "tag.h"
 
 #define LOOM_RSHIER_ALIGN 64
 
@@ -94,10 +93,8 @@ static int loom_rshier_links(const loom_rshier_t *c, int q, int *below, int *up_
         }
     }
     if (me == q) {
-        for (i = 0; i < l->R; ++i) {
-            if (i != l->me_rack) {
-                below[n++] = loom_hier_rack_holder(&c->ix, i, q);
-            }
+        for (i = 1; i < l->R; ++i) {
+            below[n++] = loom_hier_rack_holder(&c->ix, (l->me_rack + i) % l->R, q);
         }
     }
     return n;
@@ -107,7 +104,7 @@ loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
                                             loom_team_t *team, loom_sched_t **sched_p)
 {
     loom_rshier_t c = { .me = team->rank };
-    int p = team->size, me = team->rank, q, k, nb, up, prev, rv, all, *ints, *below;
+    int p = team->size, me = team->rank, q, i, k, nb, up, prev, rv, all, *ints, *below;
     size_t esize = args->elem_size, bytes, need = 0;
     const char *in, *inq;
     char *buf = args->recvbuf, *scratch, *at, *acc, *mine = NULL;
@@ -155,15 +152,17 @@ loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
     if (status != LOOM_OK) {
         goto out;
     }
-    /* Block q travels with tag q: a pair of ranks carries each block at
-     * most once. */
+    /* Blocks in order from this rank's own, racks in order from this
+     * rank's: a rotated layout gives a rotated schedule
+     * (loom_hier_block_tag). */
     at = scratch;
-    for (q = 0; q < p; ++q) {
+    for (i = 0; i < p; ++i) {
+        q = (me + i) % p;
         nb = loom_rshier_links(&c, q, below, &up);
         bytes = loom_blocks_count(&blocks, q) * esize;
         inq = in + loom_blocks_packed(&blocks, q) * esize;
         if (nb == 0) {
-            loom_sched_send(sched, up, (uint32_t)q, inq, bytes, LOOM_NO_DEPS);
+            loom_sched_send(sched, up, loom_hier_block_tag(p, q, up), inq, bytes, LOOM_NO_DEPS);
             continue;
         }
         if (q == me && !args->in_place) {
@@ -174,12 +173,14 @@ loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
         }
         prev = loom_sched_copy(sched, inq, acc, bytes, LOOM_NO_DEPS);
         for (k = 0; k < nb; ++k) {
-            rv = loom_sched_recv(sched, below[k], (uint32_t)q, at, bytes, LOOM_NO_DEPS);
+            rv = loom_sched_recv(sched, below[k], loom_hier_block_tag(p, q, me), at, bytes,
+                                 LOOM_NO_DEPS);
             prev = loom_sched_reduce(sched, at, acc, bytes, LOOM_DEPS(rv, prev));
             at += loom_rshier_align(bytes);
         }
         if (q != me) {
-            loom_sched_send(sched, up, (uint32_t)q, acc, bytes, LOOM_DEPS(prev));
+            loom_sched_send(sched, up, loom_hier_block_tag(p, q, up), acc, bytes,
+                            LOOM_DEPS(prev));
         } else {
             mine = acc;
         }

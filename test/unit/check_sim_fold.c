@@ -135,10 +135,13 @@ START_TEST(test_fold_same_numbers)
 }
 END_TEST
 
-/* The other collectives: the ring allgather and reduce_scatter are the
- * same on every rack and fold by 4; a chain bcast or reduce has a root
- * and runs in full.  Either way the numbers are the full run's.  Sizes
- * are the whole vector for allgather and reduce_scatter. */
+/* The other collectives: the ring and hierarchical allgather and
+ * reduce_scatter are the same on every rack and fold by 4 (the
+ * hierarchical ones walk blocks from the rank's own and tag them by
+ * offset, hier_layout.h); Bruck's last rotation splits at a different
+ * block on every rank, and a chain bcast or reduce has a root: they run
+ * in full.  Either way the numbers are the full run's.  Sizes are the
+ * whole vector for allgather and reduce_scatter. */
 START_TEST(test_fold_other_collectives)
 {
     static const struct {
@@ -148,6 +151,9 @@ START_TEST(test_fold_other_collectives)
     } cases[] = {
         { loom_allgather_ring_plan, "allgather ring", 1, 1 },
         { loom_reduce_scatter_ring_plan, "reduce_scatter ring", 1, 1 },
+        { loom_allgather_hier_plan, "allgather hierarchical", 1, 1 },
+        { loom_reduce_scatter_hier_plan, "reduce_scatter hierarchical", 1, 1 },
+        { loom_allgather_bruck_plan, "allgather bruck", 1, 0 },
         { loom_bcast_chain_plan, "bcast chain", 0, 0 },
         { loom_reduce_chain_plan, "reduce chain", 0, 0 },
     };
