@@ -152,11 +152,12 @@ loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
     if (status != LOOM_OK) {
         goto out;
     }
-    /* Blocks in order from this rank's own, racks in order from this
-     * rank's: a rotated layout gives a rotated schedule
-     * (loom_hier_block_tag). */
+    /* Blocks in order from the one after this rank's, its own last (it
+     * waits for every other rank; the others' go up while it does), and
+     * racks in order from this rank's: a rotated layout gives a rotated
+     * schedule (loom_hier_block_tag). */
     at = scratch;
-    for (i = 0; i < p; ++i) {
+    for (i = 1; i <= p; ++i) {
         q = (me + i) % p;
         nb = loom_rshier_links(&c, q, below, &up);
         bytes = loom_blocks_count(&blocks, q) * esize;
