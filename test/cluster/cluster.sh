@@ -24,6 +24,11 @@
 #                      carry one by one; not much more, since a full
 #                      bucket lets that much through at once
 #                      (docs/topology.md)
+#   --gso-max BYTES    the nodes' largest segmentation-offload packet
+#                      (default the kernel's, 64 KiB): with, say, 16384
+#                      the bucket can shrink to 20kb; a smaller burst for
+#                      more packets, that is more CPU (docs/loom-sim.md,
+#                      "Validation")
 #
 # COMMAND sees:
 #   LOOM_CLUSTER_MPIRUN    an mpirun for the cluster (hostfile, launch
@@ -36,7 +41,7 @@
 # LOOM_ALLOW_SKIP_CLUSTER=1 (otherwise 1); 2 for bad usage.
 set -u
 
-nodes=4 racks=2 slots=2 layout= node_rate=1gbit uplink_rate=300mbit delay= burst=80kb
+nodes=4 racks=2 slots=2 layout= node_rate=1gbit uplink_rate=300mbit delay= burst=80kb gso_max=
 usage() {
     sed -n '2,/^$/s/^# \{0,1\}//p' "$0" >&2
     exit 2
@@ -51,6 +56,7 @@ while [ $# -gt 0 ]; do
         --uplink-rate) uplink_rate=$2; shift 2 ;;
         --delay) delay=$2; shift 2 ;;
         --burst) burst=$2; shift 2 ;;
+        --gso-max) gso_max=$2; shift 2 ;;
         --) shift; break ;;
         *) echo "cluster.sh: unknown option '$1'" >&2; usage ;;
     esac
@@ -162,6 +168,9 @@ attach() {
     ip -n "$ns_fab" link add "p$4" type veth peer name eth0 netns "$1" &&
     ip -n "$ns_fab" link set "p$4" master "$3" up &&
     ip -n "$1" addr add "$2/24" dev eth0 &&
+    { [ -z "$gso_max" ] || { ip -n "$1" link set eth0 gso_max_size "$gso_max" &&
+        ip -n "$1" -d link show eth0 | grep -q "gso_max_size $gso_max "; } ||
+        { echo "cluster.sh: --gso-max $gso_max: expected a packet size in bytes the kernel accepts (such as 16384)" >&2; false; }; } &&
     ip -n "$1" link set eth0 up &&
     ip -n "$1" link set lo up &&
     ip netns exec "$1" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0

@@ -18,6 +18,8 @@
 # pairs (default all of them).  LOOM_SIM_VALIDATE_SIZES sets loom-bench's and
 # loom-sim's sizes (default -b 1M -e 8M -f 2); LOOM_SIM_VALIDATE_REUSE=1
 # skips the measurements and analyses those already in the directory.
+# LOOM_SIM_VALIDATE_RIG adds options to cluster.sh (e.g. "--burst 20kb
+# --gso-max 16384": a smaller token bucket on every link).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${abs_top_builddir:-$PWD}
@@ -30,6 +32,7 @@ cases=${LOOM_SIM_VALIDATE_CASES:-"allreduce:ring allreduce:rabenseifner allreduc
 cal=${LOOM_SIM_CALIBRATE_ALG:-ring}
 sizes=${LOOM_SIM_VALIDATE_SIZES:-"-b 1M -e 8M -f 2"}
 reuse=${LOOM_SIM_VALIDATE_REUSE:-0}
+rig=${LOOM_SIM_VALIDATE_RIG:-}
 for exe in "$top/test/cluster/pingpong" "$top/loom-bench" "$top/loom-sim"; do
     [ -x "$exe" ] || { echo "sim_validate.sh: $exe is not built" >&2; exit 2; }
 done
@@ -38,7 +41,7 @@ mkdir -p "$out" || exit 1
 # One cluster session for every measurement, so that calibration and
 # validation see the same machine load.
 [ "$reuse" = 1 ] || { rm -f "$out"/*.csv "$out"/pingpong.txt "$out"/model.conf;
-"$here/cluster.sh" --nodes 4 --racks 2 --slots 2 -- sh -c '
+"$here/cluster.sh" --nodes 4 --racks 2 --slots 2 $rig -- sh -c '
     out=$0 top=$1 cases=$2 sizes=$3
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     OMPI_MCA_mca_base_component_path=SYS_DEFAULT:$top/.libs
