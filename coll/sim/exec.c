@@ -73,6 +73,7 @@ typedef struct loom_sim_exec {
     long                    done;
     double                  last;
     double                  alpha_s[LOOM_SIM_CLASS_COUNT];
+    double                  overhead_s;     /* CPU per send or receive posted */
     double                  class_bps[LOOM_SIM_CLASS_COUNT];
     double                  reduce_bps, copy_bps;
     int                     port_out0, port_in0, mem_link0, nic_out0, nic_in0, up_out0, up_in0;
@@ -469,6 +470,15 @@ static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
     switch ((loom_step_type_t)st->type) {
     case LOOM_STEP_SEND:
     case LOOM_STEP_RECV:
+        if (x->overhead_s > 0 && !(st->flags & LOOM_SIM_STEP_PAID)) {
+            /* The transport's CPU time first, on the engine in turn; the
+             * event that ends it starts the step again (CPU). */
+            st->flags |= LOOM_SIM_STEP_PAID | LOOM_SIM_STEP_CPU;
+            start = fmax(now, x->compute_free[r]);
+            x->compute_free[r] = start + x->overhead_s;
+            loom_sim_event_push(x, x->compute_free[r], s);
+            break;
+        }
         is_recv = st->type == LOOM_STEP_RECV;
         if (st->flags & LOOM_SIM_STEP_PAIRED) {
             /* The partner is known (prog.h): meet it if it is posted. */
@@ -553,6 +563,7 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
         x->alpha_s[c] = m->alpha_us[c] * 1e-6;
         x->class_bps[c] = m->gbs[c] * 1e9;
     }
+    x->overhead_s = m->overhead_us * 1e-6;
     x->reduce_bps = m->reduce_gbs * 1e9;
     x->copy_bps = m->copy_gbs * 1e9;
     x->port_out0 = 0;
@@ -589,7 +600,8 @@ static loom_status_t loom_sim_exec_init(loom_sim_exec_t *x)
     if (!x->prog->as_built) {
         for (s = 0; s < x->prog->nsteps; ++s) {
             x->prog->steps[s].pending = x->prog->steps[s].ndeps;
-            x->prog->steps[s].flags &= (uint8_t)~LOOM_SIM_STEP_POSTED;
+            x->prog->steps[s].flags &=
+                (uint8_t)~(LOOM_SIM_STEP_POSTED | LOOM_SIM_STEP_CPU | LOOM_SIM_STEP_PAID);
         }
     }
     x->prog->as_built = 0;
@@ -678,7 +690,12 @@ loom_status_t loom_sim_prog_run(loom_sim_prog_t *prog, const loom_sim_model_t *m
                     __builtin_prefetch(&prog->steps[x.heap[k].step]);
                 }
             }
-            loom_sim_step_done(&x, now, s);
+            if (prog->steps[s].flags & LOOM_SIM_STEP_CPU) {
+                prog->steps[s].flags &= (uint8_t)~LOOM_SIM_STEP_CPU;
+                loom_sim_step_start(&x, now, s);   /* its overhead is done: post it */
+            } else {
+                loom_sim_step_done(&x, now, s);
+            }
         }
         loom_sim_net_settle(x.net, now);
     }

@@ -26,6 +26,7 @@ void loom_sim_model_default(loom_sim_model_t *model)
         .gbs = { 150.0, 50.0, 50.0 },
         .reduce_gbs = 500.0, .copy_gbs = 1000.0,
         .nic_gbs = 0, .uplink_gbs = 0, .oversubscription = 4.0, .node_mem_gbs = 0,
+        .overhead_us = 0,
     };
 }
 
@@ -71,6 +72,10 @@ loom_status_t loom_sim_model_check(const loom_sim_model_t *m, char *err, size_t 
     if (!(m->nic_gbs >= 0) || !(m->uplink_gbs >= 0) || !(m->node_mem_gbs >= 0)) {
         return LOOM_SIM_BAD("nic_gbs, uplink_gbs and node_mem_gbs must be numbers >= 0 "
                             "(0: derived, see docs/loom-sim.md)");
+    }
+    if (!(m->overhead_us >= 0) || !isfinite(m->overhead_us)) {
+        return LOOM_SIM_BAD("overhead_us must be a number >= 0 (the CPU time per message, "
+                            "0: none)");
     }
     if (!(m->oversubscription >= 1) || !isfinite(m->oversubscription)) {
         return LOOM_SIM_BAD("oversubscription must be a number >= 1 (4 for 4:1)");
@@ -124,6 +129,7 @@ loom_status_t loom_sim_model_set(loom_sim_model_t *m, const char *key, const cha
         { "uplink_gbs", offsetof(loom_sim_model_t, uplink_gbs) },
         { "oversubscription", offsetof(loom_sim_model_t, oversubscription) },
         { "node_mem_gbs", offsetof(loom_sim_model_t, node_mem_gbs) },
+        { "overhead_us", offsetof(loom_sim_model_t, overhead_us) },
     };
     static const struct { const char *key; size_t off; } ints[] = {
         { "ranks_per_node", offsetof(loom_sim_model_t, ranks_per_node) },
@@ -154,7 +160,7 @@ loom_status_t loom_sim_model_set(loom_sim_model_t *m, const char *key, const cha
     return LOOM_SIM_BAD("unknown model key '%s' (keys: ranks_per_node, nodes_per_rack, "
                         "nics_per_node, nodes, map, {intra_node,intra_rack,inter_rack}_"
                         "{alpha_us,gbs}, reduce_gbs, copy_gbs, nic_gbs, uplink_gbs, "
-                        "oversubscription, node_mem_gbs)", key);
+                        "oversubscription, node_mem_gbs, overhead_us)", key);
 }
 
 static char *loom_sim_trim(char *s)
@@ -234,8 +240,9 @@ void loom_sim_model_write(FILE *out, const loom_sim_model_t *m)
                 m->alpha_us[c], loom_sim_class_names[c], m->gbs[c]);
     }
     fprintf(out, "reduce_gbs = %.6g\ncopy_gbs = %.6g\nnic_gbs = %.6g\nuplink_gbs = %.6g\n"
-            "oversubscription = %.6g\nnode_mem_gbs = %.6g\n", m->reduce_gbs, m->copy_gbs,
-            m->nic_gbs, m->uplink_gbs, m->oversubscription, m->node_mem_gbs);
+            "oversubscription = %.6g\nnode_mem_gbs = %.6g\noverhead_us = %.6g\n", m->reduce_gbs,
+            m->copy_gbs, m->nic_gbs, m->uplink_gbs, m->oversubscription, m->node_mem_gbs,
+            m->overhead_us);
 }
 
 loom_status_t loom_sim_layout_create(const loom_sim_model_t *m, int p,

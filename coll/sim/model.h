@@ -24,7 +24,10 @@
  *
  * gamma prices each byte reduced, copy_gbs each byte copied, on the
  * rank's one compute engine (reductions and copies of a rank run one
- * after the other).
+ * after the other).  overhead_us is the transport's CPU time for each
+ * send and each receive a rank posts, taken on that same engine in turn
+ * before the message is posted (LogP's o); alpha stays the latency that
+ * messages in flight together share.
  */
 #ifndef LOOM_SIM_MODEL_H
 #define LOOM_SIM_MODEL_H
@@ -61,6 +64,7 @@ typedef struct loom_sim_model {
     double          uplink_gbs;     /* 0: from the oversubscription */
     double          oversubscription;
     double          node_mem_gbs;   /* 0: intra-node messages share nothing */
+    double          overhead_us;    /* CPU per send or receive posted; 0: none */
 } loom_sim_model_t;
 
 /* The cluster of docs/scaling.md: 8 accelerators per node with one

@@ -33,6 +33,8 @@
 #define LOOM_SIM_STEP_PAIRED     0x1    /* link is the partner's step, not the tag */
 #define LOOM_SIM_STEP_POSTED     0x2    /* while running: posted, the partner not yet */
 #define LOOM_SIM_STEP_NDEP_SHIFT 2      /* bits 2-3: dependents, 3 meaning more than 2 */
+#define LOOM_SIM_STEP_CPU        0x10   /* while running: its next event ends its overhead */
+#define LOOM_SIM_STEP_PAID       0x20   /* while running: its overhead is done */
 #define LOOM_SIM_STEP_INLINE_DEPS 2
 
 typedef struct loom_sim_step {

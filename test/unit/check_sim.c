@@ -518,6 +518,7 @@ START_TEST(test_sim_options_rejected)
         { { "loom-sim", "--oversubscription", "0.5" }, "oversubscription" },
         { { "loom-sim", "--set", "nic_gbs=-1" }, "nic_gbs" },
         { { "loom-sim", "--set", "warp_gbs=1" }, "warp_gbs" },
+        { { "loom-sim", "--set", "overhead_us=-0.1" }, "overhead_us" },
         { { "loom-sim", "--model", "/nonexistent/model" }, "--model" },
         { { "loom-sim", "--bogus" }, "--bogus" },
         { { "loom-sim", "calibrate" }, "--pingpong" },
@@ -584,6 +585,67 @@ START_TEST(test_sim_options_rejected)
         ck_assert_int_eq(loom_sim_options_parse(3, (char **)told, stderr, &o),
                          LOOM_SIM_PARSE_OK);
         ck_assert_int_eq(o.jobs, 7);
+    }
+}
+END_TEST
+
+/* Rank 0 sends a one-byte message to every other rank (fan_out) or
+ * receives one from each, all posted at once. */
+static loom_status_t fan_plan(const loom_coll_args_t *args, loom_team_t *team,
+                              loom_sched_t **sched_p, int fan_out)
+{
+    int p = team->size, r = team->rank, q;
+    char *buf = args->recvbuf;
+    loom_sched_t *sched;
+    loom_status_t status = loom_sched_create(team, args, 0, &sched);
+
+    if (status != LOOM_OK) {
+        return status;
+    }
+    for (q = 1; q < p; ++q) {
+        if (r == 0 && fan_out) {
+            loom_sched_send(sched, q, 0, buf, 1, LOOM_NO_DEPS);
+        } else if (r == 0) {
+            loom_sched_recv(sched, q, 0, buf + q, 1, LOOM_NO_DEPS);
+        }
+    }
+    if (r != 0 && fan_out) {
+        loom_sched_recv(sched, 0, 0, buf, 1, LOOM_NO_DEPS);
+    } else if (r != 0) {
+        loom_sched_send(sched, 0, 0, buf, 1, LOOM_NO_DEPS);
+    }
+    return loom_sched_plan_done(sched, sched_p);
+}
+
+static loom_status_t fan_out_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                  loom_sched_t **sched_p)
+{
+    return fan_plan(args, team, sched_p, 1);
+}
+
+static loom_status_t fan_in_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                 loom_sched_t **sched_p)
+{
+    return fan_plan(args, team, sched_p, 0);
+}
+
+/* The per-message CPU time is paid one message after another on the
+ * rank that posts them, the latency once: p - 1 messages from or to one
+ * rank end at (p - 1) o + a, all at once at a without it (the byte of
+ * each takes 1e-18 s). */
+START_TEST(test_sim_message_overhead)
+{
+    const double a = 3e-6, o = 0.5e-6;
+    loom_sim_model_t m = one_class(a, 1e-18, 1e-9);
+    int p;
+
+    for (p = 2; p <= 9; p += 7) {
+        m.overhead_us = 0;
+        assert_close(sim_time(&m, p, fan_out_plan, 64, 0), a);
+        assert_close(sim_time(&m, p, fan_in_plan, 64, 0), a);
+        m.overhead_us = o * 1e6;
+        assert_close(sim_time(&m, p, fan_out_plan, 64, 0), (p - 1) * o + a);
+        assert_close(sim_time(&m, p, fan_in_plan, 64, 0), (p - 1) * o + a);
     }
 }
 END_TEST
@@ -778,6 +840,7 @@ int main(void)
     tcase_add_test(tc, test_sim_calibrate_recovers);
     tcase_add_test(tc, test_sim_options_rejected);
     tcase_add_test(tc, test_sim_prog_reused);
+    tcase_add_test(tc, test_sim_message_overhead);
     tcase_add_test(tc, test_sim_connection_in_order);
     tcase_add_test(tc, test_sim_pairing_matches_tags);
     suite_add_tcase(s, tc);
