@@ -170,6 +170,12 @@ START_TEST(test_fold_other_collectives)
         ck_assert_int_eq(full.orbit, 1);
         assert_same(&folded, &full);
     }
+    /* Each folded rank pays its own messages' CPU time. */
+    m.overhead_us = 0.3;
+    folded = run_total(&m, 32, loom_allgather_hier_plan, bytes, 1, 1);
+    full = run_total(&m, 32, loom_allgather_hier_plan, bytes, 1, 0);
+    ck_assert_int_eq(folded.orbit, 4);
+    assert_same(&folded, &full);
 }
 END_TEST
 
