@@ -459,12 +459,20 @@ static void loom_sim_conn_next(loom_sim_exec_t *x, double now, long conn)
     loom_sim_flow(x, now, x->queue[q].send, c->recv, conn);
 }
 
+/* Step s takes rank r's one compute engine for seconds, after what it
+ * already holds; its event comes when that is done. */
+static void loom_sim_engine(loom_sim_exec_t *x, double now, int r, double seconds, long s)
+{
+    x->compute_free[r] = fmax(now, x->compute_free[r]) + seconds;
+    loom_sim_event_push(x, x->compute_free[r], s);
+}
+
 static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
 {
     loom_sim_prog_t *prog = x->prog;
     loom_sim_step_t *st = &prog->steps[s];
     int r = loom_sim_prog_rank_of(prog, s), is_recv;
-    double start, rate;
+    double rate;
     long partner;
 
     switch ((loom_step_type_t)st->type) {
@@ -474,9 +482,7 @@ static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
             /* The transport's CPU time first, on the engine in turn; the
              * event that ends it starts the step again (CPU). */
             st->flags |= LOOM_SIM_STEP_PAID | LOOM_SIM_STEP_CPU;
-            start = fmax(now, x->compute_free[r]);
-            x->compute_free[r] = start + x->overhead_s;
-            loom_sim_event_push(x, x->compute_free[r], s);
+            loom_sim_engine(x, now, r, x->overhead_s, s);
             break;
         }
         is_recv = st->type == LOOM_STEP_RECV;
@@ -505,9 +511,7 @@ static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
     case LOOM_STEP_REDUCE:
     case LOOM_STEP_COPY:
         rate = st->type == LOOM_STEP_REDUCE ? x->reduce_bps : x->copy_bps;
-        start = fmax(now, x->compute_free[r]);
-        x->compute_free[r] = start + (double)st->bytes / rate;
-        loom_sim_event_push(x, x->compute_free[r], s);
+        loom_sim_engine(x, now, r, (double)st->bytes / rate, s);
         break;
     }
 }
