@@ -29,6 +29,11 @@
 #                      the bucket can shrink to 20kb; a smaller burst for
 #                      more packets, that is more CPU (docs/loom-sim.md,
 #                      "Validation")
+#   --cwnd SEGMENTS    clamp every TCP connection's congestion window at
+#                      SEGMENTS (e.g. 64): flows that share a link then
+#                      share its queue, and so its rate, evenly at once
+#                      instead of first come, first served
+#                      (docs/loom-sim.md, "Validation")
 #
 # COMMAND sees:
 #   LOOM_CLUSTER_MPIRUN    an mpirun for the cluster (hostfile, launch
@@ -41,7 +46,7 @@
 # LOOM_ALLOW_SKIP_CLUSTER=1 (otherwise 1); 2 for bad usage.
 set -u
 
-nodes=4 racks=2 slots=2 layout= node_rate=1gbit uplink_rate=300mbit delay= burst=80kb gso_max=
+nodes=4 racks=2 slots=2 layout= node_rate=1gbit uplink_rate=300mbit delay= burst=80kb gso_max= cwnd=
 usage() {
     sed -n '2,/^$/s/^# \{0,1\}//p' "$0" >&2
     exit 2
@@ -57,6 +62,7 @@ while [ $# -gt 0 ]; do
         --delay) delay=$2; shift 2 ;;
         --burst) burst=$2; shift 2 ;;
         --gso-max) gso_max=$2; shift 2 ;;
+        --cwnd) cwnd=$2; shift 2 ;;
         --) shift; break ;;
         *) echo "cluster.sh: unknown option '$1'" >&2; usage ;;
     esac
@@ -71,6 +77,10 @@ fi
 for v in "$nodes" "$racks" "$slots"; do
     case $v in ''|*[!0-9]*|0) echo "cluster.sh: '$v': expected a positive integer for --nodes, --racks, --slots" >&2; exit 2 ;; esac
 done
+case $cwnd in
+    '') ;;
+    *[!0-9]*|0*) echo "cluster.sh: --cwnd '$cwnd': expected a positive number of TCP segments such as 64" >&2; exit 2 ;;
+esac
 [ "$racks" -le "$nodes" ] || { echo "cluster.sh: $racks racks for $nodes nodes; expected at most one rack per node" >&2; exit 2; }
 [ "$nodes" -le 200 ] || { echo "cluster.sh: $nodes nodes; expected at most 200" >&2; exit 2; }
 
@@ -172,6 +182,9 @@ attach() {
         ip -n "$1" -d link show eth0 | grep -q "gso_max_size $gso_max "; } ||
         { echo "cluster.sh: --gso-max $gso_max: expected a packet size in bytes the kernel accepts (such as 16384)" >&2; false; }; } &&
     ip -n "$1" link set eth0 up &&
+    { [ -z "$cwnd" ] || { ip -n "$1" route replace "$subnet.0/24" dev eth0 src "$2" cwnd lock "$cwnd" &&
+        ip -n "$1" route show "$subnet.0/24" | grep -q "cwnd lock $cwnd"; } ||
+        { echo "cluster.sh: --cwnd $cwnd: the kernel did not take the route's window clamp" >&2; false; }; } &&
     ip -n "$1" link set lo up &&
     ip netns exec "$1" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
 }
@@ -233,7 +246,7 @@ chmod +x "$dir/agent" "$dir/mpirun"
 t_up=$(date +%s.%N)
 
 racks_text=$(tr '\n' ';' <"$dir/topology.conf")
-echo "cluster.sh: $nodes nodes, $np slots, $racks racks ($racks_text) node links $node_rate, rack uplinks $uplink_rate, netem $netem${delay:+, delay $delay}, burst $burst; set up in $(echo "$t_up $t_start" | awk '{ printf "%.2f", $1 - $2 }') s" >&2
+echo "cluster.sh: $nodes nodes, $np slots, $racks racks ($racks_text) node links $node_rate, rack uplinks $uplink_rate, netem $netem${delay:+, delay $delay}, burst $burst${cwnd:+, cwnd $cwnd}; set up in $(echo "$t_up $t_start" | awk '{ printf "%.2f", $1 - $2 }') s" >&2
 
 LOOM_CLUSTER_MPIRUN=$dir/mpirun LOOM_CLUSTER_NP=$np LOOM_CLUSTER_TOPOLOGY=$dir/topology.conf \
 LOOM_CLUSTER_DIR=$dir

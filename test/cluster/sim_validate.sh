@@ -18,8 +18,12 @@
 # pairs (default all of them).  LOOM_SIM_VALIDATE_SIZES sets loom-bench's and
 # loom-sim's sizes (default -b 1M -e 8M -f 2); LOOM_SIM_VALIDATE_REUSE=1
 # skips the measurements and analyses those already in the directory.
-# LOOM_SIM_VALIDATE_RIG adds options to cluster.sh (e.g. "--burst 20kb
-# --gso-max 16384": a smaller token bucket on every link).
+# LOOM_SIM_VALIDATE_RIG sets cluster.sh's options (default "--cwnd 64
+# --burst 20kb --gso-max 16384": TCP windows clamped, so that flows on
+# one link share it evenly as the model's do, and 20 KiB token buckets,
+# so that an idle link lets little through at once; docs/loom-sim.md,
+# "Validation"); LOOM_SIM_VALIDATE_RIG= gives the rig of make
+# bench-cluster.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${abs_top_builddir:-$PWD}
@@ -32,7 +36,7 @@ cases=${LOOM_SIM_VALIDATE_CASES:-"allreduce:ring allreduce:rabenseifner allreduc
 cal=${LOOM_SIM_CALIBRATE_ALG:-ring}
 sizes=${LOOM_SIM_VALIDATE_SIZES:-"-b 1M -e 8M -f 2"}
 reuse=${LOOM_SIM_VALIDATE_REUSE:-0}
-rig=${LOOM_SIM_VALIDATE_RIG:-}
+rig=${LOOM_SIM_VALIDATE_RIG-"--cwnd 64 --burst 20kb --gso-max 16384"}
 for exe in "$top/test/cluster/pingpong" "$top/loom-bench" "$top/loom-sim"; do
     [ -x "$exe" ] || { echo "sim_validate.sh: $exe is not built" >&2; exit 2; }
 done

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Part of make check-cluster: the emulated cluster's options do what
+# test/cluster/cluster.sh says, or refuse with a message naming them.
+#   1. bad values for --cwnd, --gso-max and --nodes: exit 2 (usage) or 1
+#      (the kernel refused), the option named on stderr;
+#   2. a 2-node rig with --cwnd 64 --burst 20kb --gso-max 16384 (the
+#      validation rig, docs/loom-sim.md): every node's route to the
+#      others clamps TCP's window at 64 segments, its eth0 builds
+#      offload packets of at most 16 KiB, and its link's token bucket
+#      holds 20 KiB;
+#   3. without those options, no clamp and the default 80 KiB bucket.
+# Needs what cluster.sh needs; exits 77 when that is missing and
+# LOOM_ALLOW_SKIP_CLUSTER=1.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+cluster=$here/cluster.sh
+fail=0
+
+# refuses WANT_RC 'WORDS' OPTIONS...: cluster.sh exits WANT_RC and says WORDS.
+refuses() {
+    want_rc=$1 words=$2; shift 2
+    err=$($cluster "$@" -- true 2>&1 >/dev/null)
+    rc=$?
+    if [ $rc -eq 77 ]; then
+        echo "check-rig: SKIPPED: $err"
+        exit 77
+    fi
+    if [ $rc -ne "$want_rc" ] || ! echo "$err" | grep -q -- "$words"; then
+        echo "FAIL: cluster.sh $*: exit $rc, expected $want_rc and a message with '$words'; it said:" >&2
+        echo "$err" >&2
+        fail=1
+    else
+        echo "PASS: cluster.sh $* refused: $(echo "$err" | grep -- "$words" | head -n 1)"
+    fi
+}
+refuses 2 "--cwnd 'x': expected a positive number" --cwnd x
+refuses 2 "--cwnd '0': expected a positive number" --cwnd 0
+refuses 2 "'0': expected a positive integer for --nodes" --nodes 0
+refuses 1 "--gso-max abc: expected a packet size in bytes" --nodes 2 --racks 1 --gso-max abc
+
+# What a node looks like from inside: its route, its eth0, its cap.
+probe='for n in $(ip netns list | awk "/-node[0-9]/ { print \$1 }"); do
+    echo "$n route: $(ip -n $n route show 10.213.0.0/24)"
+    echo "$n gso: $(ip -n $n -d link show eth0 | grep -o "gso_max_size [0-9]*")"
+    echo "$n tbf: $(tc -n $n qdisc show dev eth0 | grep -o "burst [0-9a-zA-Z]*")"
+done'
+# expect OUTPUT PATTERN COUNT WHAT: COUNT lines of OUTPUT match PATTERN.
+expect() {
+    got=$(echo "$1" | grep -c -- "$2")
+    if [ "$got" -ne "$3" ]; then
+        echo "FAIL: $4: $got lines match '$2', expected $3; the nodes:" >&2
+        echo "$1" >&2
+        fail=1
+    else
+        echo "PASS: $4"
+    fi
+}
+out=$($cluster --nodes 2 --racks 1 --cwnd 64 --burst 20kb --gso-max 16384 -- sh -c "$probe" 2>/dev/null)
+rc=$?
+[ $rc -ne 77 ] || { echo "check-rig: SKIPPED (LOOM_ALLOW_SKIP_CLUSTER=1)"; exit 77; }
+[ $rc -eq 0 ] || { echo "FAIL: the validation rig did not come up (exit $rc)" >&2; exit 1; }
+expect "$out" "route: .*cwnd lock 64 " 2 "--cwnd 64: both nodes' routes clamp the window at 64 segments"
+expect "$out" "gso: gso_max_size 16384$" 2 "--gso-max 16384: both nodes' offload packets are at most 16 KiB"
+# tc prints the bucket in bytes, rounded to its clock: 20375b for 20kb.
+expect "$out" "tbf: burst 20[0-9][0-9][0-9]b$" 2 "--burst 20kb: both nodes' links have a 20 KiB bucket"
+out=$($cluster --nodes 2 --racks 1 -- sh -c "$probe" 2>/dev/null)
+expect "$out" "route: .*cwnd" 0 "no --cwnd: no clamp"
+expect "$out" "route: 10.213.0.0/24 dev eth0" 2 "no --cwnd: both nodes still route the subnet"
+expect "$out" "tbf: burst 81[0-9][0-9][0-9]b$" 2 "no --burst: both nodes' links have the default 80 KiB bucket"
+
+[ $fail -eq 0 ] && echo "check-rig: all passed"
+exit $fail
