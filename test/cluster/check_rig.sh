@@ -38,11 +38,14 @@ refuses 2 "--cwnd '0': expected a positive number" --cwnd 0
 refuses 2 "'0': expected a positive integer for --nodes" --nodes 0
 refuses 1 "--gso-max abc: expected a packet size in bytes" --nodes 2 --racks 1 --gso-max abc
 
-# What a node looks like from inside: its route, its eth0, its cap.
-probe='for n in $(ip netns list | awk "/-node[0-9]/ { print \$1 }"); do
-    echo "$n route: $(ip -n $n route show 10.213.0.0/24)"
-    echo "$n gso: $(ip -n $n -d link show eth0 | grep -o "gso_max_size [0-9]*")"
-    echo "$n tbf: $(tc -n $n qdisc show dev eth0 | grep -o "burst [0-9a-zA-Z]*")"
+# What each node of this cluster looks like from inside (through the
+# cluster's own launch agent, so that namespaces another run left behind
+# are not counted): its route, its eth0, its cap.
+probe='for n in $(cut -d" " -f1 "$LOOM_CLUSTER_DIR/hostfile"); do
+    on="$LOOM_CLUSTER_DIR/agent $n"
+    echo "$n route: $($on ip route show 10.213.0.0/24)"
+    echo "$n gso: $($on ip -d link show eth0 | grep -o "gso_max_size [0-9]*")"
+    echo "$n tbf: $($on tc qdisc show dev eth0 | grep -o "burst [0-9a-zA-Z]*")"
 done'
 # expect OUTPUT PATTERN COUNT WHAT: COUNT lines of OUTPUT match PATTERN.
 expect() {
