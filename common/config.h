@@ -30,6 +30,7 @@ typedef struct loom_config_field {
     const char *const       *enum_names;    /* LOOM_CONFIG_ENUM: NULL-terminated */
     long                    min, max;       /* LOOM_CONFIG_INT and _SIZE bounds */
     size_t                  offset;         /* of the value in the settings struct */
+    int                     runtime;        /* writable while the job runs (MPI_T) */
 } loom_config_field_t;
 
 /* A table ends with an entry whose name is NULL. */

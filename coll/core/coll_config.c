@@ -25,6 +25,7 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "that cannot reduce in rank order hands non-commutative ops "
                 "to recursive doubling)",
         .offset = offsetof(loom_coll_config_t, allreduce_algorithm),
+        .runtime = 1,
     },
     {
         .name = "allreduce_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",
@@ -59,6 +60,7 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "nodes where the cost model's link classes favour it) forces "
                 "that one",
         .offset = offsetof(loom_coll_config_t, allgather_algorithm),
+        .runtime = 1,
     },
     {
         .name = "allgather_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",
@@ -101,6 +103,7 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "recursive_halving); reproducible (the "
                 "canonical order) is what coll_loom_reproducible picks",
         .offset = offsetof(loom_coll_config_t, reduce_scatter_algorithm),
+        .runtime = 1,
     },
     {
         .name = "reduce_scatter_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",
@@ -185,6 +188,7 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "nodes and ranks; auto takes it across nodes where the cost "
                 "model's link classes favour it) forces that algorithm",
         .offset = offsetof(loom_coll_config_t, bcast_algorithm),
+        .runtime = 1,
     },
     {
         .name = "bcast_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",
@@ -216,6 +220,7 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "hierarchical reduce non-commutative ops in rank order; it "
                 "hands them to binomial",
         .offset = offsetof(loom_coll_config_t, reduce_algorithm),
+        .runtime = 1,
     },
     {
         .name = "reduce_segment", .type = LOOM_CONFIG_SIZE, .default_value = "0",

@@ -22,6 +22,7 @@
 #include "ompi/proc/proc.h"
 #include "ompi/runtime/mpiruntime.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,12 +52,19 @@ mca_coll_loom_component_t mca_coll_loom_component = {
 
 /* Register one table of engine settings as coll_loom_<name> parameters;
  * the storage is the settings struct itself, so MCA's value is the one
- * the engine reads. */
+ * the engine reads.  A runtime setting (the algorithms) is writable
+ * through MPI_T_cvar_write: every call reads it when it is planned, so a
+ * value written on every rank at the same point between collectives
+ * applies from the next one on. */
 static int loom_register_table(const loom_config_field_t *table, void *obj)
 {
     mca_base_var_enum_value_t *values;
     mca_base_var_enum_t *enumerator;
+    static const char loom_runtime_help[] =
+        ".  Writable at run time through MPI_T_cvar_write: write the same value on every "
+        "rank at the same point between collectives";
     const loom_config_field_t *f;
+    char help[2048];
     int i, n, ret;
 
     for (f = table; f->name != NULL; ++f) {
@@ -78,10 +86,12 @@ static int loom_register_table(const loom_config_field_t *table, void *obj)
                 return ret;
             }
         }
+        snprintf(help, sizeof(help), "%s%s", f->help, f->runtime ? loom_runtime_help : "");
         ret = mca_base_component_var_register(
-            &mca_coll_loom_component.super.collm_version, f->name, f->help,
+            &mca_coll_loom_component.super.collm_version, f->name, help,
             f->type == LOOM_CONFIG_SIZE ? MCA_BASE_VAR_TYPE_SIZE_T : MCA_BASE_VAR_TYPE_INT,
-            enumerator, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+            enumerator, 0, f->runtime ? MCA_BASE_VAR_FLAG_SETTABLE : 0, OPAL_INFO_LVL_5,
+            f->runtime ? MCA_BASE_VAR_SCOPE_ALL_EQ : MCA_BASE_VAR_SCOPE_READONLY,
             (char *)obj + f->offset);
         if (enumerator != NULL) {
             OBJ_RELEASE(enumerator);

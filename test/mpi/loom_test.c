@@ -138,7 +138,7 @@ static unsigned long long loom_test_widen(const void *buf, MPI_Datatype type)
  * a continuous one starts when allocated: a fresh handle per read would
  * always read 0.  So each name gets one handle, kept until
  * loom_test_finish, and reads count from the first read of that name. */
-#define LOOM_TEST_MAX_PVARS 32
+#define LOOM_TEST_MAX_PVARS 64
 
 static struct {
     char                name[128];
@@ -303,4 +303,47 @@ size_t loom_test_cvar_size(const char *name)
     MPI_T_cvar_read(handle, &value);
     MPI_T_cvar_handle_free(&handle);
     return (size_t)value;
+}
+
+int loom_test_cvar_write_int(const char *name, int value)
+{
+    MPI_T_cvar_handle handle;
+    int index, count, ok;
+
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS ||
+        MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS) {
+        return 0;
+    }
+    ok = MPI_T_cvar_write(handle, &value) == MPI_SUCCESS;
+    MPI_T_cvar_handle_free(&handle);
+    return ok;
+}
+
+int loom_test_cvar_enum_names(const char *name, char names[][64], int max)
+{
+    int index, verbosity, bind, scope, name_len, desc_len, n = 0, i, value, len;
+    char var_name[256], desc[1024], title[64];
+    MPI_Datatype type;
+    MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+
+    name_len = sizeof(var_name);
+    desc_len = sizeof(desc);
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS ||
+        MPI_T_cvar_get_info(index, var_name, &name_len, &verbosity, &type, &enumtype, desc,
+                            &desc_len, &bind, &scope) != MPI_SUCCESS ||
+        enumtype == MPI_T_ENUM_NULL) {
+        return 0;
+    }
+    len = sizeof(title);
+    if (MPI_T_enum_get_info(enumtype, &n, title, &len) != MPI_SUCCESS) {
+        return 0;
+    }
+    for (i = 0; i < n && i < max; ++i) {
+        len = 64;
+        if (MPI_T_enum_get_item(enumtype, i, &value, names[i], &len) != MPI_SUCCESS ||
+            value != i) {
+            return 0;
+        }
+    }
+    return i;
 }

@@ -54,6 +54,15 @@ unsigned long long loom_test_pvar(const char *name);
 /* A size_t control variable through MPI_T, or 0 when there is none. */
 size_t loom_test_cvar_size(const char *name);
 
+/* Write an int (or enum) control variable through MPI_T on this rank;
+ * 1 when it took the value, 0 when there is no such variable or it was
+ * refused (not settable, or a value it does not accept). */
+int loom_test_cvar_write_int(const char *name, int value);
+
+/* The names of an enum control variable's values, in value order (value i
+ * is names[i]): how many (at most max), or 0 when it is no enum. */
+int loom_test_cvar_enum_names(const char *name, char names[][64], int max);
+
 /* 0 when LOOM_TEST_EXPECT_LOOM=0 (running against plain Open MPI): the
  * counter checks are skipped then. */
 int loom_test_expect_loom(void);
