@@ -18,9 +18,9 @@
  * transfer of one segment overlaps the reduction of the previous one.
  * depth scratch slots bound the receives in flight (seg_bytes 0: one
  * segment per block; depth 0: 4).  A slot is free again once its reduce
- * is done: the partial sums go to a working copy of the input (out of
- * place, scratch; in place, the receive buffer itself), so no slot waits
- * on a send and the ring cannot deadlock on rendezvous sends.
+ * is done: the partial sums go to a working copy of the input in scratch,
+ * so no slot waits on a send and the ring cannot deadlock on rendezvous
+ * sends.
  *
  * Cost: (p-1) alpha + (p-1)/p n beta + (p-1)/p n gamma for n bytes of
  * input, plus one alpha per extra segment; with segments, transfer and
@@ -33,10 +33,11 @@
  * block is reduced by one expression on one path, so the result is the
  * same bits run to run.
  *
- * In place, the result is computed where block r's input was and moved
- * to the start of the receive buffer at the end, once every step that
- * read the input there is done (through a scratch copy when the two
- * ranges overlap).
+ * In place, the partial sums stay in scratch too, and so does the result
+ * until every step that reads the input is done; then it is copied to the
+ * start of the receive buffer.  The rest of that buffer keeps the input,
+ * as MPI's other implementations leave it: programs read it after the
+ * call, and a partial sum written there would be a wrong answer.
  */
 #include "reduce_scatter.h"
 #include "blocks.h"
@@ -77,25 +78,20 @@ static size_t loom_rsring_seg(const loom_rsring_t *c, int block, int j, size_t *
     return loom_blocks_packed(&c->blocks, block) + first;
 }
 
-/* In place: move the result from where block r's input was to the start
- * of the receive buffer, after every step so far. */
-static void loom_rsring_move(loom_sched_t *sched, const loom_rsring_t *c, char *buf,
-                             char *tmp, int r)
+/* In place: copy the result from the working copy to the start of the
+ * receive buffer, after every step so far (they read the input there). */
+static void loom_rsring_finish_in_place(loom_sched_t *sched, const loom_rsring_t *c,
+                                        char *buf, int r)
 {
-    size_t off = loom_blocks_packed(&c->blocks, r) * c->esize;
     size_t bytes = loom_blocks_count(&c->blocks, r) * c->esize;
     int all;
 
-    if (off == 0 || bytes == 0) {
+    if (bytes == 0) {
         return;
     }
     all = loom_sched_join(sched, 0, sched->nsteps);
-    if (off >= bytes) {
-        loom_sched_copy(sched, buf + off, buf, bytes, LOOM_DEPS(all));
-    } else {
-        all = loom_sched_copy(sched, buf + off, tmp, bytes, LOOM_DEPS(all));
-        loom_sched_copy(sched, tmp, buf, bytes, LOOM_DEPS(all));
-    }
+    loom_sched_copy(sched, c->work + loom_blocks_packed(&c->blocks, r) * c->esize, buf, bytes,
+                    LOOM_DEPS(all));
 }
 
 loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
@@ -105,8 +101,8 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
     int p = team->size, r = team->rank, right, left, k, j, nseg, sb, b, slot = 0;
     int depth = args->depth > 0 ? args->depth : LOOM_RSRING_DEFAULT_DEPTH;
     int recv, local, red, *last_red, *slot_reader;
-    size_t off, bytes, slot_bytes, work_bytes, tmp_bytes;
-    char *buf = args->recvbuf, *scratch, *slots, *tmp, *dst;
+    size_t off, bytes, slot_bytes, work_bytes;
+    char *buf = args->recvbuf, *scratch, *slots, *dst;
     loom_sched_t *sched;
     loom_status_t status;
 
@@ -144,21 +140,16 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
         c.nseg_max = (int)((c.blocks.max + c.seg - 1) / c.seg);
     }
 
-    /* Scratch: the working copy (out of place), the slots, and the bounce
-     * area of the final move (in place, when the ranges overlap). */
+    /* Scratch: the working copy, then the slots. */
     slot_bytes = loom_rsring_align(c.seg * c.esize);
-    work_bytes = args->in_place ? 0 : loom_rsring_align(c.blocks.total * c.esize);
-    off = loom_blocks_packed(&c.blocks, r) * c.esize;
-    tmp_bytes = args->in_place && off > 0 && off < loom_blocks_count(&c.blocks, r) * c.esize
-                    ? loom_blocks_count(&c.blocks, r) * c.esize : 0;
-    status = loom_sched_alloc_scratch(sched, work_bytes + (size_t)depth * slot_bytes +
-                                      tmp_bytes, (void **)&scratch);
+    work_bytes = loom_rsring_align(c.blocks.total * c.esize);
+    status = loom_sched_alloc_scratch(sched, work_bytes + (size_t)depth * slot_bytes,
+                                      (void **)&scratch);
     if (status != LOOM_OK) {
         goto out;
     }
-    c.work = args->in_place ? buf : scratch;
+    c.work = scratch;
     slots = scratch + work_bytes;
-    tmp = slots + (size_t)depth * slot_bytes;
     /* Per segment index, the reduce of the previous round (what the next
      * send forwards); per slot, the reduce that last read it. */
     status = loom_sched_alloc_ints(sched, c.nseg_max + depth, &last_red);
@@ -190,15 +181,10 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
                                    LOOM_DEPS(slot_reader[slot]));
             /* The partial sum goes to the working copy; rank r's own block
              * (the last round) straight to its result, out of place. */
-            if (args->in_place) {
-                dst = buf + off * c.esize;
-                local = -1;
-            } else {
-                dst = b == r ? buf + (off - loom_blocks_packed(&c.blocks, r)) * c.esize
-                             : c.work + off * c.esize;
-                local = loom_sched_copy(sched, c.in + off * c.esize, dst, bytes,
-                                        LOOM_NO_DEPS);
-            }
+            dst = b == r && !args->in_place
+                      ? buf + (off - loom_blocks_packed(&c.blocks, r)) * c.esize
+                      : c.work + off * c.esize;
+            local = loom_sched_copy(sched, c.in + off * c.esize, dst, bytes, LOOM_NO_DEPS);
             red = loom_sched_reduce(sched, slots + (size_t)slot * slot_bytes, dst, bytes,
                                     LOOM_DEPS(recv, local));
             slot_reader[slot] = red;
@@ -207,7 +193,7 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
         }
     }
     if (args->in_place) {
-        loom_rsring_move(sched, &c, buf, tmp, r);
+        loom_rsring_finish_in_place(sched, &c, buf, r);
     }
 
 out:

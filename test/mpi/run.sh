@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run one MPI test case under mpirun: automake's log compiler for .mpitest.
 #
-#   test/mpi/run.sh [DIR/]<program>.np<N>.<shm|tcp>.mpitest
+#   test/mpi/run.sh [DIR/]<program>[.defaults].np<N>.<shm|tcp>.mpitest
 #
 # The case name is not a file: it names the program (built in
 # test/mpi/ of the build tree), the number of ranks, and the transport of
@@ -27,6 +27,11 @@ transport=${case_name##*.}
 rest=${case_name%.*}
 np=${rest##*.np}
 program=${rest%.np*}
+# .defaults: the program runs at Loom's default hand-offs (see below).
+handoffs=zero
+case $program in
+    *.defaults) program=${program%.defaults}; handoffs=defaults ;;
+esac
 
 case $np in
     ''|*[!0-9]*) echo "$0: no rank count in '$1'" >&2; exit 2 ;;
@@ -38,9 +43,10 @@ case $transport in
 esac
 
 # Loom hands small messages on one node to Open MPI's module; the tests
-# exercise Loom's own path at every size, except the ones about the hand-off.
-case $program in
-    mpi_allreduce_handoff|mpi_handoff) set -- ;;
+# exercise Loom's own path at every size, except the ones about the hand-off
+# and the cases named .defaults.
+case $handoffs.$program in
+    defaults.*|*.mpi_allreduce_handoff|*.mpi_handoff) set -- ;;
     *)
         set --
         for coll in allreduce bcast reduce allgather allgather_pair reduce_scatter; do
@@ -92,7 +98,7 @@ run_ranks() {
         "$exe" </dev/null 2>"$errfile"
 }
 
-echo "$case_name: ranks $np, transport $transport, $exe"
+echo "$case_name: ranks $np, transport $transport, hand-offs $handoffs, $exe"
 run_ranks "$@"
 status=$?
 cat "$errfile" >&2
