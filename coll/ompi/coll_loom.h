@@ -407,6 +407,21 @@ void mca_coll_loom_stage_destroy(mca_coll_loom_stage_t *stage);
 loom_status_t mca_coll_loom_pack(const void *buf, size_t count, struct ompi_datatype_t *dtype,
                                  void *flat);
 
+/* MPI_SUM with wrapping 8- and 16-bit integer functions (coll_loom_sum.c),
+ * made in init_query; NULL: none, MPI_SUM goes down as it is. */
+extern struct ompi_op_t *mca_coll_loom_wrapping_sum;
+int mca_coll_loom_sum_create(void);
+void mca_coll_loom_sum_destroy(void);
+
+/* The op Open MPI's code gets for op, whether Loom hands the call down or
+ * reduces through ompi_op_reduce itself: MPI_SUM becomes the wrapping
+ * copy, any other op stays.  Inline: it is on every small hand-off. */
+static inline struct ompi_op_t *mca_coll_loom_down_op(struct ompi_op_t *op)
+{
+    return op == MPI_SUM && mca_coll_loom_wrapping_sum != NULL ? mca_coll_loom_wrapping_sum
+                                                               : op;
+}
+
 /* Loom's own kernel for (op, predefined dtype), or NULL: use ompi_op_reduce. */
 loom_reduce_fn_t mca_coll_loom_kernel(struct ompi_op_t *op, struct ompi_datatype_t *dtype);
 

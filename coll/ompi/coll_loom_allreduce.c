@@ -107,7 +107,8 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
     status = loom_allreduce_prepare(sbuf, rbuf, count, dtype, op, module, &reduce_ctx, &info,
                                     &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
-        return module->previous_allreduce.fn(sbuf, rbuf, count, dtype, op, comm,
+        return module->previous_allreduce.fn(sbuf, rbuf, count, dtype,
+                                             mca_coll_loom_down_op(op), comm,
                                              module->previous_allreduce.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
@@ -141,7 +142,8 @@ int mca_coll_loom_iallreduce(const void *sbuf, void *rbuf, int count,
     if (status != LOOM_OK) {
         OBJ_RELEASE(req);
         if (status == LOOM_ERR_UNSUPPORTED) {
-            return module->previous_iallreduce.fn(sbuf, rbuf, count, dtype, op, comm, request,
+            return module->previous_iallreduce.fn(sbuf, rbuf, count, dtype,
+                                                  mca_coll_loom_down_op(op), comm, request,
                                                   module->previous_iallreduce.module);
         }
         return mca_coll_loom_status_to_ompi(status);

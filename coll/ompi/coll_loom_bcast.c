@@ -246,7 +246,8 @@ int mca_coll_loom_reduce(const void *sbuf, void *rbuf, int count, struct ompi_da
     status = loom_reduce_prepare(sbuf, rbuf, count, dtype, op, root, module, &reduce_ctx,
                                  &info, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
-        return module->previous_reduce.fn(sbuf, rbuf, count, dtype, op, root, comm,
+        return module->previous_reduce.fn(sbuf, rbuf, count, dtype,
+                                          mca_coll_loom_down_op(op), root, comm,
                                           module->previous_reduce.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
@@ -277,7 +278,8 @@ int mca_coll_loom_ireduce(const void *sbuf, void *rbuf, int count,
     if (status != LOOM_OK) {
         OBJ_RELEASE(req);
         if (status == LOOM_ERR_UNSUPPORTED) {
-            return module->previous_ireduce.fn(sbuf, rbuf, count, dtype, op, root, comm,
+            return module->previous_ireduce.fn(sbuf, rbuf, count, dtype,
+                                               mca_coll_loom_down_op(op), root, comm,
                                                request, module->previous_ireduce.module);
         }
         return mca_coll_loom_status_to_ompi(status);

@@ -371,6 +371,7 @@ static int loom_close(void)
     loom_rules_destroy(c->rules);
     c->rules = NULL;
     c->config.rules = NULL;
+    mca_coll_loom_sum_destroy();
     loom_pool_trim();
     return OMPI_SUCCESS;
 }
@@ -488,7 +489,10 @@ int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threa
     }
     ret = loom_compute_node_keys(c, topo_hashes);
     free(topo_hashes);
-    return ret;
+    if (ret != OMPI_SUCCESS) {
+        return ret;
+    }
+    return mca_coll_loom_sum_create();
 }
 
 int mca_coll_loom_status_to_ompi(loom_status_t status)

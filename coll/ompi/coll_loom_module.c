@@ -107,6 +107,26 @@ static bool loom_comm_in_my_job(ompi_communicator_t *comm)
         OBJ_RETAIN((mod)->previous_##coll.module);                                \
     } while (0)
 
+/* A communicator Loom does not run (see mca_coll_loom_comm_query) gets a
+ * module that only takes the reductions, to hand them down with the
+ * wrapping MPI_SUM (coll_loom_sum.c); it has no team. */
+static int loom_guard_enable(mca_coll_base_module_t *base, ompi_communicator_t *comm)
+{
+    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
+
+    module->comm = comm;
+    LOOM_SAVE_PREVIOUS(module, comm, allreduce);
+    LOOM_SAVE_PREVIOUS(module, comm, iallreduce);
+    LOOM_SAVE_PREVIOUS(module, comm, reduce_scatter_block);
+    LOOM_SAVE_PREVIOUS(module, comm, reduce_scatter);
+    LOOM_SAVE_PREVIOUS(module, comm, ireduce_scatter_block);
+    LOOM_SAVE_PREVIOUS(module, comm, reduce);
+    LOOM_SAVE_PREVIOUS(module, comm, ireduce);
+    loom_debug("coll", "guarding the sums handed down on communicator %s (cid %u)",
+               comm->c_name, comm->c_contextid);
+    return OMPI_SUCCESS;
+}
+
 static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t *comm)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
@@ -197,36 +217,43 @@ static bool loom_comm_rules_agree(ompi_communicator_t *comm)
     return true;
 }
 
+/* Loom runs the collectives of an intra-communicator of two or more
+ * processes of its own job within the tags' limits whose members hold
+ * the same rules.  Any other communicator with more than one process
+ * (intercommunicators above all) gets the guard module: its sums must not
+ * meet Open MPI's saturating 8- and 16-bit code either. */
 mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
                                                  int *priority)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_module_t *module;
-    int size = ompi_comm_size(comm);
+    int size = ompi_comm_size(comm), inter = OMPI_COMM_IS_INTER(comm), guard;
 
-    if (c->ucx == NULL || c->priority < 0 || OMPI_COMM_IS_INTER(comm) || size < 2 ||
-        size > LOOM_TAG_MAX_RANKS || comm->c_contextid > LOOM_TAG_MAX_CONTEXT ||
-        !loom_comm_in_my_job(comm) || !loom_comm_rules_agree(comm)) {
+    if (c->ucx == NULL || c->priority < 0 || (!inter && size < 2)) {
         return NULL;
     }
+    guard = inter || size > LOOM_TAG_MAX_RANKS || comm->c_contextid > LOOM_TAG_MAX_CONTEXT ||
+            !loom_comm_in_my_job(comm) || !loom_comm_rules_agree(comm);
     module = OBJ_NEW(mca_coll_loom_module_t);
     if (module == NULL) {
         return NULL;
     }
-    module->super.coll_module_enable  = loom_module_enable;
+    module->super.coll_module_enable  = guard ? loom_guard_enable : loom_module_enable;
     module->super.coll_module_disable = loom_module_disable;
     module->super.coll_allreduce      = mca_coll_loom_allreduce;
     module->super.coll_iallreduce     = mca_coll_loom_iallreduce;
-    module->super.coll_allgather      = mca_coll_loom_allgather;
-    module->super.coll_allgatherv     = mca_coll_loom_allgatherv;
-    module->super.coll_iallgather     = mca_coll_loom_iallgather;
     module->super.coll_reduce_scatter_block  = mca_coll_loom_reduce_scatter_block;
     module->super.coll_reduce_scatter        = mca_coll_loom_reduce_scatter;
     module->super.coll_ireduce_scatter_block = mca_coll_loom_ireduce_scatter_block;
-    module->super.coll_bcast          = mca_coll_loom_bcast;
-    module->super.coll_ibcast         = mca_coll_loom_ibcast;
     module->super.coll_reduce         = mca_coll_loom_reduce;
     module->super.coll_ireduce        = mca_coll_loom_ireduce;
+    if (!guard) {
+        module->super.coll_allgather      = mca_coll_loom_allgather;
+        module->super.coll_allgatherv     = mca_coll_loom_allgatherv;
+        module->super.coll_iallgather     = mca_coll_loom_iallgather;
+        module->super.coll_bcast          = mca_coll_loom_bcast;
+        module->super.coll_ibcast         = mca_coll_loom_ibcast;
+    }
     *priority = c->priority;
     return &module->super;
 }

@@ -133,7 +133,10 @@ loom_reduce_op_t mca_coll_loom_reduce_op(mca_coll_loom_reduce_ctx_t *ctx)
     };
 
     if (rop.fn == NULL) {
-        rop.fn = mca_coll_loom_ompi_reduce; /* user ops and the rarer types */
+        /* User ops and the rarer types; MPI_SUM on a derived type of 8- or
+         * 16-bit integers (only with mpi_param_check off) comes here too. */
+        ctx->op = mca_coll_loom_down_op(ctx->op);
+        rop.fn = mca_coll_loom_ompi_reduce;
     }
     return rop;
 }

@@ -143,7 +143,8 @@ int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
                                          &reduce_ctx, &info, &owned, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_reduce_scatter_block.fn(
-            sbuf, rbuf, rcount, dtype, op, comm, module->previous_reduce_scatter_block.module);
+            sbuf, rbuf, rcount, dtype, mca_coll_loom_down_op(op), comm,
+            module->previous_reduce_scatter_block.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
@@ -166,7 +167,8 @@ int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcount
     status = loom_reduce_scatter_prepare(sbuf, rbuf, 0, rcounts, dtype, op, module,
                                          &reduce_ctx, &info, &owned, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
-        return module->previous_reduce_scatter.fn(sbuf, rbuf, rcounts, dtype, op, comm,
+        return module->previous_reduce_scatter.fn(sbuf, rbuf, rcounts, dtype,
+                                                  mca_coll_loom_down_op(op), comm,
                                                   module->previous_reduce_scatter.module);
     } else if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
@@ -195,7 +197,7 @@ int mca_coll_loom_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount
         OBJ_RELEASE(req);
         if (status == LOOM_ERR_UNSUPPORTED) {
             return module->previous_ireduce_scatter_block.fn(
-                sbuf, rbuf, rcount, dtype, op, comm, request,
+                sbuf, rbuf, rcount, dtype, mca_coll_loom_down_op(op), comm, request,
                 module->previous_ireduce_scatter_block.module);
         }
         return mca_coll_loom_status_to_ompi(status);
