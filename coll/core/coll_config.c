@@ -178,6 +178,16 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, hang_timeout),
     },
     {
+        .name = "hang_abort", .type = LOOM_CONFIG_INT, .default_value = "0",
+        .min = 0, .max = 1000000,
+        .help = "After this many hang reports in a row of one collective call "
+                "(each one hang_timeout without progress), abort the job with "
+                "the last report, so that a batch job whose ranks stopped "
+                "calling collectives in the same order ends instead of waiting "
+                "for ever; 0 never aborts",
+        .offset = offsetof(loom_coll_config_t, hang_abort),
+    },
+    {
         .name = "bcast_algorithm", .type = LOOM_CONFIG_ENUM,
         .default_value = "auto", .enum_names = loom_bcast_alg_names,
         .help = "Bcast algorithm: auto lets the cost model choose by size and "

@@ -33,6 +33,7 @@ typedef struct loom_coll_config {
     size_t  shm_slot;               /* bytes per rank and pipeline segment */
     int     shm_depth;              /* segments in flight */
     int     hang_timeout;           /* seconds without progress before a report; 0 = never */
+    int     hang_abort;             /* reports of one call in a row before aborting; 0 = never */
     /* The cost model: time = alpha per message + bytes / bandwidth per
      * byte moved + bytes / reduce rate per byte reduced. */
     int     cost_alpha_ns;

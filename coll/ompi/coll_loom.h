@@ -130,7 +130,12 @@ typedef struct mca_coll_loom_op {
     int                         watch_ndone;  /* hang watch: steps done when last seen */
     uint64_t                    watch_waits;  /* or, in the shared segment, its waits */
     uint64_t                    watch_since_ns;
+    int                         watch_reports;  /* reports in a row without progress */
 } mca_coll_loom_op_t;
+
+/* A hang report of op (coll_loom_request.c): prints it at level warn and,
+ * on the coll_loom_hang_abort-th report in a row, aborts the job with it. */
+void mca_coll_loom_hang_report(mca_coll_loom_op_t *op, const char *report);
 
 /* Loom's reduction context over Open MPI's op: dst = src op dst. */
 typedef struct mca_coll_loom_reduce_ctx {

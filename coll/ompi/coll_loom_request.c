@@ -22,6 +22,7 @@
 #include "coll/core/tag.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
+#include "ompi/runtime/mpiruntime.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -53,11 +54,26 @@ void mca_coll_loom_account(const mca_coll_loom_op_t *op, loom_status_t status)
     mca_coll_loom_count(&n->time_ns, mca_coll_loom_now_ns() - op->start_ns);
 }
 
+void mca_coll_loom_hang_report(mca_coll_loom_op_t *op, const char *report)
+{
+    int limit = mca_coll_loom_component.config.hang_abort;
+
+    loom_warn("coll", "%s", report);
+    if (limit == 0 || ++op->watch_reports < limit) {
+        return;
+    }
+    /* The ranks' calls no longer match (or a peer is gone): nothing will
+     * complete this call, and a batch job should end rather than wait. */
+    loom_error("coll", "aborting the job after %d reports in a row (coll_loom_hang_abort): %s",
+               op->watch_reports, report);
+    ompi_mpi_abort(op->comm, MPI_ERR_OTHER);
+}
+
 /* Report once per timeout period without progress; 1 when it reported. */
 int mca_coll_loom_watch(mca_coll_loom_op_t *op, loom_sched_t *sched, uint64_t now_ns)
 {
     uint64_t timeout = (uint64_t)mca_coll_loom_component.config.hang_timeout * 1000000000u;
-    char what[320];
+    char what[320], report[512];
 
     if (timeout == 0) {
         return 0;
@@ -65,16 +81,19 @@ int mca_coll_loom_watch(mca_coll_loom_op_t *op, loom_sched_t *sched, uint64_t no
     if (sched->ndone != op->watch_ndone) {
         op->watch_ndone = sched->ndone;
         op->watch_since_ns = now_ns;
+        op->watch_reports = 0;
         return 0;
     }
     if (now_ns - op->watch_since_ns < timeout) {
         return 0;
     }
     loom_sched_describe_wait(sched, what, sizeof(what));
-    loom_warn("coll", "%s (%s) on communicator %s (cid %u, %d ranks) has made no progress "
-              "for %.1f s: %s", op->coll, op->alg, op->comm->c_name, op->comm->c_contextid,
-              ompi_comm_size(op->comm), (double)(now_ns - op->watch_since_ns) * 1e-9, what);
+    snprintf(report, sizeof(report), "%s (%s) on communicator %s (cid %u, %d ranks) has made "
+             "no progress for %.1f s: %s", op->coll, op->alg, op->comm->c_name,
+             op->comm->c_contextid, ompi_comm_size(op->comm),
+             (double)(now_ns - op->watch_since_ns) * 1e-9, what);
     op->watch_since_ns = now_ns;  /* again after another period */
+    mca_coll_loom_hang_report(op, report);
     return 1;
 }
 
@@ -84,6 +103,7 @@ loom_status_t mca_coll_loom_wait(mca_coll_loom_op_t *op, loom_sched_t *sched)
     unsigned spins = 0;
 
     op->watch_ndone = -1;
+    op->watch_reports = 0;
     /* opal_progress drives Loom's UCX worker through the registered hook,
      * other Open MPI transports, and yields when idle if asked to. */
     while ((status = loom_sched_progress(sched)) == LOOM_INPROGRESS) {
@@ -278,6 +298,7 @@ int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_sched_t *sche
     req->sched = sched;
     req->seq = sched->seq;
     req->op.watch_ndone = -1;
+    req->op.watch_reports = 0;
     *request_p = &req->super.super;
     loom_request_link(req);
     /* Post the first steps now: the peers can start matching at once. */

@@ -28,7 +28,7 @@ static void loom_shm_watch(mca_coll_loom_module_t *module)
     uint64_t timeout = (uint64_t)mca_coll_loom_component.config.hang_timeout * 1000000000u;
     mca_coll_loom_op_t *op = module->shm_op;
     uint64_t now;
-    char what[320];
+    char what[320], report[512];
 
     if (op == NULL || timeout == 0) {
         return;
@@ -37,16 +37,18 @@ static void loom_shm_watch(mca_coll_loom_module_t *module)
     if (op->watch_waits != module->shm->waits) {
         op->watch_waits = module->shm->waits;
         op->watch_since_ns = now;
+        op->watch_reports = 0;
         return;
     }
     if (now - op->watch_since_ns < timeout) {
         return;
     }
     loom_shm_describe_wait(module->shm, what, sizeof(what));
-    loom_warn("coll", "%s (shm) on communicator %s (cid %u, %d ranks) has made no progress "
-              "for %.1f s: %s", op->coll, op->comm->c_name, op->comm->c_contextid,
-              ompi_comm_size(op->comm), (double)(now - op->watch_since_ns) * 1e-9, what);
+    snprintf(report, sizeof(report), "%s (shm) on communicator %s (cid %u, %d ranks) has made "
+             "no progress for %.1f s: %s", op->coll, op->comm->c_name, op->comm->c_contextid,
+             ompi_comm_size(op->comm), (double)(now - op->watch_since_ns) * 1e-9, what);
     op->watch_since_ns = now;
+    mca_coll_loom_hang_report(op, report);
 }
 
 /* While a rank waits for its peers in the segment, Open MPI keeps
@@ -70,6 +72,7 @@ void mca_coll_loom_shm_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *o
                            mca_coll_loom_shm_fn_t fn, const mca_coll_loom_shm_run_t *run)
 {
     op->watch_waits = run->shm->waits;
+    op->watch_reports = 0;
     op->watch_since_ns = mca_coll_loom_now_ns();
     module->shm_op = op;
     fn(run->shm, &run->args);
