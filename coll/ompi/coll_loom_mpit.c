@@ -36,7 +36,8 @@ static const loom_pvar_desc_t loom_coll_pvars[] = {
     { "time_ns", "Nanoseconds spent inside the %s calls Loom executed, from "
       "planning to completion", LOOM_COUNTER(time_ns) },
     { "fallbacks", "%s calls handed to the module below Loom because Loom cannot "
-      "take their datatype (non-contiguous, or a lower bound other than 0)",
+      "take their datatype (non-contiguous, or a lower bound other than 0) or does not "
+      "run their communicator (an intercommunicator, spawned processes)",
       LOOM_COUNTER(fallbacks) },
     { "handoffs", "%s calls handed to the module below Loom because they are small "
       "and the communicator lives on one node (coll_loom_<collective>_handoff)",
