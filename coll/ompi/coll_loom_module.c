@@ -107,13 +107,10 @@ static bool loom_comm_in_my_job(ompi_communicator_t *comm)
         OBJ_RETAIN((mod)->previous_##coll.module);                                \
     } while (0)
 
-/* A communicator Loom does not run (see mca_coll_loom_comm_query) gets a
- * module that only takes the reductions, to hand them down with the
- * wrapping MPI_SUM (coll_loom_sum.c); it has no team. */
-static int loom_guard_enable(mca_coll_base_module_t *base, ompi_communicator_t *comm)
+/* Lower-priority modules are in c_coll when a module is enabled: keep
+ * what they provide for the reductions, which every Loom module takes. */
+static int loom_save_reductions(mca_coll_loom_module_t *module, ompi_communicator_t *comm)
 {
-    mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
-
     module->comm = comm;
     LOOM_SAVE_PREVIOUS(module, comm, allreduce);
     LOOM_SAVE_PREVIOUS(module, comm, iallreduce);
@@ -122,35 +119,42 @@ static int loom_guard_enable(mca_coll_base_module_t *base, ompi_communicator_t *
     LOOM_SAVE_PREVIOUS(module, comm, ireduce_scatter_block);
     LOOM_SAVE_PREVIOUS(module, comm, reduce);
     LOOM_SAVE_PREVIOUS(module, comm, ireduce);
-    loom_debug("coll", "guarding the sums handed down on communicator %s (cid %u)",
-               comm->c_name, comm->c_contextid);
     return OMPI_SUCCESS;
+}
+
+/* A communicator Loom does not run (see mca_coll_loom_comm_query) gets a
+ * module that only takes the reductions, to hand them down with the
+ * wrapping MPI_SUM (coll_loom_sum.c); it has no team. */
+static int loom_guard_enable(mca_coll_base_module_t *base, ompi_communicator_t *comm)
+{
+    int ret = loom_save_reductions((mca_coll_loom_module_t *)base, comm);
+
+    if (ret == OMPI_SUCCESS) {
+        loom_debug("coll", "guarding the sums handed down on communicator %s (cid %u)",
+                   comm->c_name, comm->c_contextid);
+    }
+    return ret;
 }
 
 static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t *comm)
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
-    int i, size = ompi_comm_size(comm);
+    int i, size = ompi_comm_size(comm), ret;
     loom_team_params_t params;
     loom_status_t status;
     uint64_t *keys;
     int *peers;
 
-    /* Lower-priority modules are in c_coll now: keep what they provide. */
-    module->comm = comm;
-    LOOM_SAVE_PREVIOUS(module, comm, allreduce);
-    LOOM_SAVE_PREVIOUS(module, comm, iallreduce);
+    ret = loom_save_reductions(module, comm);
+    if (ret != OMPI_SUCCESS) {
+        return ret;
+    }
     LOOM_SAVE_PREVIOUS(module, comm, allgather);
     LOOM_SAVE_PREVIOUS(module, comm, allgatherv);
     LOOM_SAVE_PREVIOUS(module, comm, iallgather);
-    LOOM_SAVE_PREVIOUS(module, comm, reduce_scatter_block);
-    LOOM_SAVE_PREVIOUS(module, comm, reduce_scatter);
-    LOOM_SAVE_PREVIOUS(module, comm, ireduce_scatter_block);
     LOOM_SAVE_PREVIOUS(module, comm, bcast);
     LOOM_SAVE_PREVIOUS(module, comm, ibcast);
-    LOOM_SAVE_PREVIOUS(module, comm, reduce);
-    LOOM_SAVE_PREVIOUS(module, comm, ireduce);
 
     peers = malloc(sizeof(*peers) * (size_t)size);
     keys = malloc(sizeof(*keys) * 2 * (size_t)size);
