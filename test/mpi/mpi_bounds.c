@@ -384,6 +384,9 @@ static void run_algorithms(MPI_Comm comm, int family, int loom)
         strcpy(names[0], "auto");
         nalgs = 1;
     }
+    /* A value past the last algorithm is refused, not clamped. */
+    CHECK(!loom || !loom_test_cvar_write_int(cvar, nalgs), "%s: took %d, past its last value",
+          cvar, nalgs);
     for (k = 1; k <= nalgs; ++k) {
         alg = k % nalgs;  /* 1, 2, ..., then 0 */
         c.alg = names[alg];
