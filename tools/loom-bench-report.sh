@@ -46,7 +46,7 @@ case $large in
 esac
 for f in "$@"; do
     [ -r "$f" ] || { echo "$0: cannot read $f" >&2; exit 2; }
-    head -n 1 "$f" | grep -q '^collective,datatype,op,ranks,bytes,.*,memcpy_gbs,memcpy_frac$' || {
+    head -n 1 "$f" | grep -qE '^collective,datatype,op,ranks,bytes,.*,memcpy_gbs,memcpy_frac(,timing)?$' || {
         echo "$0: $f is not a loom-bench CSV with the memcpy columns" >&2
         exit 2
     }
@@ -82,7 +82,8 @@ function percentile(v, n, p,    r) {
 BEGIN { large = bytes_of(large_text) }
 FNR == 1 { next }
 {
-    coll = $1; np = $4 + 0; b = $5 + 0; c = $7
+    # Calls timed one at a time (--timing single) get tables of their own.
+    coll = $1 (NF >= 20 && $20 == "single" ? " (timing single)" : ""); np = $4 + 0; b = $5 + 0; c = $7
     if (!(coll in seen_coll)) { seen_coll[coll] = 1; colls[++ncolls] = coll }
     if (!((coll, np) in seen_np)) { seen_np[coll, np] = 1; nps[coll] = nps[coll] " " np }
     if (!((coll, np, b) in seen_b)) { seen_b[coll, np, b] = 1; sizes[coll, np] = sizes[coll, np] " " b }
@@ -100,7 +101,7 @@ FNR == 1 { next }
 END {
     for (k = 1; k <= ncolls; ++k) {
         coll = colls[k]
-        copy = coll ~ /^i?(bcast|allgather|allgatherv)$/
+        copy = coll ~ /^i?(bcast|allgather|allgatherv)( \(timing single\))?$/
         printf "### %s\n\n", coll
         printf "| ranks | size | loom (us) | default (us) | ratio | A/A | bound | verdict |"
         if (copy) printf " memcpy (GB/s) | of_memcpy | copy |"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # loom-bench in make check: a short 2-rank sweep with every result checked,
 # short checked runs of allgather and reduce_scatter_block at 2 and 3 ranks,
-# and of every other collective once at 2 ranks,
+# and of every other collective once at 2 ranks, one call at a time
+# between barriers (--timing single),
 # the CSV's shape, proof that the loom column ran on Loom and the default
 # columns did not, the plot (or the message when gnuplot is missing), and
 # clear errors for bad arguments.  Times are never asserted: the machine
@@ -43,7 +44,7 @@ if ! run 2 "$tmp/sweep.out" -b 8 -e 256K -f 8 -n 3 -w 1 --check --csv "$csv" \
     fail "loom-bench -b 8 -e 256K -f 8 --check exited non-zero"
 fi
 cat "$tmp/sweep.out"
-header='collective,datatype,op,ranks,bytes,count,contender,median_us,min_us,max_us,algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements,memcpy_gbs,memcpy_frac'
+header='collective,datatype,op,ranks,bytes,count,contender,median_us,min_us,max_us,algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements,memcpy_gbs,memcpy_frac,timing'
 [ "$(head -n 1 "$csv")" = "$header" ] || fail "unexpected CSV header: $(head -n 1 "$csv")"
 for c in loom default 'default(A/A)'; do
     n=$(awk -F, -v c="$c" 'NR > 1 && $7 == c' "$csv" | wc -l)
@@ -54,6 +55,9 @@ sizes=$(awk -F, 'NR > 1 && $7 == "loom" { printf "%s ", $5 }' "$csv")
 awk -F, 'NR > 1 && ($16 != "ok" || $17 != 0) { bad = 1 } END { exit bad }' "$csv" ||
     fail "a result check failed (check column of the CSV)"
 grep -q '^# check: every result was right' "$tmp/sweep.out" || fail "no check summary"
+grep -q '^# timing: batch (back-to-back calls)' "$tmp/sweep.out" || fail "no batch timing line"
+awk -F, 'NR > 1 && $20 != "batch" { bad = 1 } END { exit bad }' "$csv" ||
+    fail "the timing column is not batch in every row"
 # Loom ran every loom-column call (its calls counter grew; the algorithm
 # column names what it did), and none of the default columns'.
 awk -F, 'NR > 1 && $7 == "loom" && ($15 == 0 || $14 == "-") { bad = 1 } END { exit bad }' \
@@ -211,7 +215,29 @@ if sh "$report" --large 12X "$tmp/sweep.csv" >"$tmp/bad.out" 2>&1; then
 fi
 grep -q -- "--large '12X': expected bytes" "$tmp/bad.out" || fail "report: no message for --large 12X"
 
-# ------------------------------------------------------ 7: bad arguments
+# ------------------------------------- 7: one call between barriers
+# --timing single: every sample is one call, barrier before and after,
+# each rank's time averaged; the header and every CSV row say so, and
+# every result is still checked.
+csv=$tmp/single.csv
+if ! run 3 "$tmp/single.out" -c bcast --root 2 --timing single -n 9 -w 1 -b 512 -e 2K \
+        --check --csv "$csv"; then
+    cat "$tmp/single.out" >&2
+    fail "loom-bench --timing single exited non-zero"
+fi
+cat "$tmp/single.out"
+grep -q '^# loom-bench: bcast (root 2), float sum, 3 ranks .* 9 timed single calls per' \
+    "$tmp/single.out" || fail "--timing single: the first header line"
+grep -q "^# timing: single (barrier, one call timed, barrier); .* each rank's own time averaged" \
+    "$tmp/single.out" || fail "--timing single: no timing line"
+[ "$(awk -F, 'NR > 1 && $20 == "single" && $16 == "ok"' "$csv" | wc -l)" -eq 9 ] ||
+    fail "--timing single: 3 sizes x 3 contenders, single and checked ok, expected"
+awk -F, 'NR > 1 && $7 == "loom" && $15 != 9 + 1 { bad = 1 } END { exit bad }' "$csv" ||
+    fail "--timing single: a loom row did not run one call per sample on Loom (9 + 1 warm-up)"
+sh "$top_src/tools/loom-bench-report.sh" "$csv" | grep -q '^### bcast (timing single)$' ||
+    fail "report: no table of its own for --timing single"
+
+# ------------------------------------------------------ 8: bad arguments
 # bad_args EXPECTED ARGS...: loom-bench fails with a message naming the
 # argument and what is accepted.
 bad_args() {
@@ -234,4 +260,7 @@ bad_args "unknown option '--bogus'" --bogus
 bad_args "-c 'alltoall': unknown collective; accepted: allreduce, iallreduce, allgather, iallgather, reduce_scatter_block, ireduce_scatter_block, allgatherv, reduce_scatter, bcast, ibcast, reduce, ireduce" -c alltoall
 bad_args "--root 1: no such rank in a job of 1; accepted: 0 to 0" -c bcast --root 1
 bad_args "--root '-1': expected a whole number from 0 to" -c reduce --root -1
+bad_args "--timing 'each': accepted: batch, single" --timing each
+bad_args "-B 4: --timing single times one call at a time; -B applies to --timing batch" \
+    --timing single -B 4
 echo "PASS"

@@ -13,7 +13,11 @@
 enum {   /* long options without a short form */
     LOOM_BENCH_OPT_CSV = 256, LOOM_BENCH_OPT_PLOT, LOOM_BENCH_OPT_NO_COMPARE,
     LOOM_BENCH_OPT_SWITCH, LOOM_BENCH_OPT_PROGRESS, LOOM_BENCH_OPT_NO_PROGRESS,
-    LOOM_BENCH_OPT_NO_MEMCPY_REF
+    LOOM_BENCH_OPT_NO_MEMCPY_REF, LOOM_BENCH_OPT_TIMING
+};
+
+const char *const loom_bench_timing_names[] = {
+    [LOOM_BENCH_TIMING_BATCH] = "batch", [LOOM_BENCH_TIMING_SINGLE] = "single",
 };
 
 static const struct option loom_bench_long_options[] = {
@@ -24,6 +28,7 @@ static const struct option loom_bench_long_options[] = {
     { "warmup_iters", required_argument, NULL, 'w' },
     { "iters", required_argument, NULL, 'n' },
     { "batch", required_argument, NULL, 'B' },
+    { "timing", required_argument, NULL, LOOM_BENCH_OPT_TIMING },
     { "datatype", required_argument, NULL, 'd' },
     { "op", required_argument, NULL, 'o' },
     { "root", required_argument, NULL, 'r' },
@@ -54,8 +59,13 @@ static void loom_bench_usage(FILE *out)
         "  -e, --maxbytes SIZE      largest message (default 64M)\n"
         "  -f, --stepfactor N       multiply the size by N each step, N >= 2 (default 2)\n"
         "  -w, --warmup_iters N     untimed batches per contender and size (default 2)\n"
-        "  -n, --iters N            timed batches per contender and size (default 20)\n"
+        "  -n, --iters N            timed batches per contender and size (default 20;\n"
+        "                           200 with --timing single)\n"
         "  -B, --batch N            calls per timed batch (default 0: about 1 ms worth)\n"
+        "      --timing MODE        batch: back-to-back calls, the slowest rank's time\n"
+        "                           per call (default); single: barrier, one call,\n"
+        "                           barrier, each rank's time averaged over the ranks,\n"
+        "                           as many benchmarks and users time one call\n"
         "  -d, --datatype NAME      %s\n"
         "                           (default float)\n"
         "  -o, --op NAME            %s\n"
@@ -184,6 +194,7 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
         .op = loom_bench_op_find("sum"), .min_bytes = 8, .max_bytes = 64u << 20,
         .step_factor = 2, .warmup = 2, .iters = 20, .compare = 1, .memcpy_ref = 1,
     };
+    int iters_given = 0, batch_given = 0;
     long value;
     int c;
 
@@ -229,12 +240,27 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
                 return LOOM_BENCH_PARSE_ERROR;
             }
             o.iters = (int)value;
+            iters_given = 1;
             break;
         case 'B':
             if (loom_bench_int_parse(err, "-B", optarg, 0, 100000, &value) != 0) {
                 return LOOM_BENCH_PARSE_ERROR;
             }
             o.batch = (int)value;
+            batch_given = o.batch > 1;
+            break;
+        case LOOM_BENCH_OPT_TIMING:
+            if (strcmp(optarg, "batch") == 0) {
+                o.timing = LOOM_BENCH_TIMING_BATCH;
+            } else if (strcmp(optarg, "single") == 0) {
+                o.timing = LOOM_BENCH_TIMING_SINGLE;
+            } else {
+                if (err != NULL) {
+                    fprintf(err, "loom-bench: --timing '%s': accepted: batch, single\n",
+                            optarg);
+                }
+                return LOOM_BENCH_PARSE_ERROR;
+            }
             break;
         case 'd':
             o.dtype = loom_bench_dtype_find(optarg);
@@ -331,6 +357,20 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
                     argv[optind]);
         }
         return LOOM_BENCH_PARSE_ERROR;
+    }
+    if (o.timing == LOOM_BENCH_TIMING_SINGLE) {
+        /* One call is the batch: its samples are calls, so take more. */
+        if (batch_given) {
+            if (err != NULL) {
+                fprintf(err, "loom-bench: -B %d: --timing single times one call at a time; "
+                        "-B applies to --timing batch\n", o.batch);
+            }
+            return LOOM_BENCH_PARSE_ERROR;
+        }
+        o.batch = 1;
+        if (!iters_given) {
+            o.iters = 200;
+        }
     }
     if (loom_bench_options_validate(err, &o) != 0) {
         return LOOM_BENCH_PARSE_ERROR;

@@ -23,6 +23,14 @@ typedef enum {
     LOOM_BENCH_PROGRESS_AUTO, LOOM_BENCH_PROGRESS_ON, LOOM_BENCH_PROGRESS_OFF
 } loom_bench_progress_t;
 
+/* How a call is timed (--timing). */
+typedef enum {
+    LOOM_BENCH_TIMING_BATCH,  /* back-to-back calls; the slowest rank's time per call */
+    LOOM_BENCH_TIMING_SINGLE  /* barrier, one call, barrier; each rank's time averaged */
+} loom_bench_timing_t;
+
+extern const char *const loom_bench_timing_names[];
+
 typedef struct loom_bench_options {
     const loom_bench_coll_t  *coll;
     const loom_bench_dtype_t *dtype;
@@ -33,6 +41,7 @@ typedef struct loom_bench_options {
     int                       warmup;       /* untimed batches per contender and size */
     int                       iters;        /* timed batches per contender and size */
     int                       batch;        /* calls per batch; 0: about a millisecond */
+    loom_bench_timing_t       timing;       /* single: every batch is one call */
     int                       fresh;        /* rotate through buffers beyond the cache */
     size_t                    fresh_span;   /* bytes per buffer arena; 0: the LLC's size */
     int                       check;

@@ -28,10 +28,11 @@ void loom_bench_output_header(FILE *out, const loom_bench_run_info_t *info)
     char a[32], b[32];
 
     fprintf(out, "# loom-bench: %s%s, %s %s, %d ranks on %d node%s (%ld cores on rank 0's), "
-            "warm-up %d, %d timed batches per contender and size\n",
+            "warm-up %d, %d timed %s per contender and size\n",
             o->coll->name, o->coll->rooted ? loom_bench_root_text(o->root, a, sizeof(a)) : "",
             o->dtype->name, o->op->name, info->nranks, info->nnodes,
-            info->nnodes == 1 ? "" : "s", info->cores, o->warmup, o->iters);
+            info->nnodes == 1 ? "" : "s", info->cores, o->warmup, o->iters,
+            o->timing == LOOM_BENCH_TIMING_SINGLE ? "single calls" : "batches");
     if (o->compare) {
         fprintf(out, "# default: %s\n", info->cmp->why);
     } else {
@@ -62,8 +63,14 @@ void loom_bench_output_header(FILE *out, const loom_bench_run_info_t *info)
             info->mpit->yield_when_idle < 0 ? "unknown"
             : info->mpit->yield_when_idle ? "1 (waiting ranks yield the cores)"
                                           : "0 (waiting ranks spin)");
-    fprintf(out, "# times in us per call, the slowest rank's; median, min, max over batches; "
-            "ratio: median / default's median\n");
+    if (o->timing == LOOM_BENCH_TIMING_SINGLE) {
+        fprintf(out, "# timing: single (barrier, one call timed, barrier); times in us per call, "
+                "each rank's own time averaged over the ranks; median, min, max over the %d "
+                "calls; ratio: median / default's median\n", o->iters);
+    } else {
+        fprintf(out, "# timing: batch (back-to-back calls); times in us per call, the slowest "
+                "rank's; median, min, max over batches; ratio: median / default's median\n");
+    }
     fprintf(out, "#%11s %11s  %-13s %10s %10s %10s %9s %9s %6s %8s %9s  %-18s %s\n", "size",
             "count", "contender", "median", "min", "max", "algbw", "busbw", "ratio", "memcpy",
             "of_memcpy", "algorithm", "check");
@@ -219,19 +226,20 @@ int loom_bench_output_csv(const char *path, const loom_bench_run_info_t *info,
     }
     fprintf(f, "collective,datatype,op,ranks,bytes,count,contender,median_us,min_us,max_us,"
             "algbw_gbs,busbw_gbs,ratio,algorithm,loom_calls,check,wrong_elements,"
-            "memcpy_gbs,memcpy_frac\n");
+            "memcpy_gbs,memcpy_frac,timing\n");
     for (i = 0; i < nsizes * info->cmp->count; ++i) {
         r = &results[i];
         /* %g for the bandwidths and the fraction: at 8 bytes they are far
          * below 0.0001 (more so on a loaded machine), and a positive value
          * must not print as 0, which means "none". */
         fprintf(f, "%s,%s,%s,%d,%zu,%zu,%s,%.3f,%.3f,%.3f,%.6g,%.6g,%.4f,%s,%llu,%s,%lld,"
-                "%.4f,%.6g\n",
+                "%.4f,%.6g,%s\n",
                 o->coll->name, o->dtype->name, o->op->name, info->nranks, r->bytes, r->count,
                 loom_bench_contender_name(info, r->contender), r->median * 1e6, r->min * 1e6,
                 r->max * 1e6, r->algbw, r->busbw, r->ratio, r->algorithm, r->loom_calls,
                 r->check_failures < 0 ? "off" : r->check_failures == 0 ? "ok" : "fail",
-                r->check_failures < 0 ? 0 : r->check_failures, r->memcpy_gbs, r->memcpy_frac);
+                r->check_failures < 0 ? 0 : r->check_failures, r->memcpy_gbs, r->memcpy_frac,
+                loom_bench_timing_names[o->timing]);
     }
     if (fclose(f) != 0) {
         fprintf(stderr, "loom-bench: writing the CSV to %s failed: %s\n", path,
