@@ -58,7 +58,8 @@ static void loom_bench_usage(FILE *out)
         "  -b, --minbytes SIZE      smallest message (default 8)\n"
         "  -e, --maxbytes SIZE      largest message (default 64M)\n"
         "  -f, --stepfactor N       multiply the size by N each step, N >= 2 (default 2)\n"
-        "  -w, --warmup_iters N     untimed batches per contender and size (default 2)\n"
+        "  -w, --warmup_iters N     untimed batches per contender and size (default 2;\n"
+        "                           100 calls with --timing single)\n"
         "  -n, --iters N            timed batches per contender and size (default 20;\n"
         "                           200 with --timing single)\n"
         "  -B, --batch N            calls per timed batch (default 0: about 1 ms worth)\n"
@@ -194,7 +195,7 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
         .op = loom_bench_op_find("sum"), .min_bytes = 8, .max_bytes = 64u << 20,
         .step_factor = 2, .warmup = 2, .iters = 20, .compare = 1, .memcpy_ref = 1,
     };
-    int iters_given = 0, batch_given = 0;
+    int iters_given = 0, batch_given = 0, warmup_given = 0;
     long value;
     int c;
 
@@ -234,6 +235,7 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
                 return LOOM_BENCH_PARSE_ERROR;
             }
             o.warmup = (int)value;
+            warmup_given = 1;
             break;
         case 'n':
             if (loom_bench_int_parse(err, "-n", optarg, 1, 100000, &value) != 0) {
@@ -370,6 +372,13 @@ loom_bench_parse_t loom_bench_options_parse(int argc, char **argv, FILE *err,
         o.batch = 1;
         if (!iters_given) {
             o.iters = 200;
+        }
+        /* Two batches warm a few hundred calls up; two calls would not:
+         * UCX touches its shared-memory receive buffers for the first
+         * time over the first few dozen eager messages to a peer, at
+         * about 8 us a message here (docs/loom-bench.md). */
+        if (!warmup_given) {
+            o.warmup = 100;
         }
     }
     if (loom_bench_options_validate(err, &o) != 0) {
