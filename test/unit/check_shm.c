@@ -270,10 +270,12 @@ static void run_ranks(int p, size_t slot_bytes, int depth, int calls)
 START_TEST(test_collectives)
 {
     /* _i: rank counts 1..8 with small slots (many segments, slot reuse),
-     * and one large-slot case. */
+     * and large-slot cases (a two-rank reduce then cuts a call into
+     * quarters smaller than a slot). */
     static const struct { int p; size_t slot; int depth; } cases[] = {
         { 1, 64, 1 }, { 2, 64, 1 }, { 2, 128, 2 }, { 3, 192, 3 }, { 4, 64, 2 },
         { 5, 256, 4 }, { 6, 128, 1 }, { 7, 64, 3 }, { 8, 512, 2 }, { 3, 65536, 4 },
+        { 2, 65536, 2 },
     };
 
     run_ranks(cases[_i].p, cases[_i].slot, cases[_i].depth, MAX_CALLS);
@@ -343,7 +345,7 @@ int main(void)
     TCase *tc = tcase_create("shm");
 
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, test_collectives, 0, 10);
+    tcase_add_loop_test(tc, test_collectives, 0, 11);
     tcase_add_test(tc, test_bytes_sum_wraps);
     tcase_add_test(tc, test_named_segment);
     suite_add_tcase(s, tc);
