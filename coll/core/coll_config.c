@@ -71,7 +71,7 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, allgather_segment),
     },
     {
-        .name = "allgather_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "1024",
+        .name = "allgather_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "2048",
         .min = 0, .max = 1L << 30,
         .help = "Allgather and allgatherv calls gathering fewer bytes than this "
                 "in all (every rank's block together) on a communicator that "
@@ -145,7 +145,7 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, shm),
     },
     {
-        .name = "shm_min_bytes", .type = LOOM_CONFIG_SIZE, .default_value = "65536",
+        .name = "shm_min_bytes", .type = LOOM_CONFIG_SIZE, .default_value = "2048",
         .min = 0, .max = 1L << 40,
         .help = "Smallest call in bytes (the vector of an allreduce, reduce or bcast, "
                 "every block of an allgather or reduce_scatter together) that goes "
@@ -214,6 +214,17 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "one node go to the module Open MPI chose before Loom, as "
                 "allreduce_handoff does; 0 keeps every size in Loom",
         .offset = offsetof(loom_coll_config_t, bcast_handoff),
+    },
+    {
+        .name = "bcast_pair_handoff", .type = LOOM_CONFIG_SIZE, .default_value = "2048",
+        .min = 0, .max = 1L << 30,
+        .help = "On a communicator of two ranks on one node, bcasts of fewer "
+                "bytes than this go to the module Open MPI chose before Loom "
+                "(when this is larger than bcast_handoff): a bcast is then one "
+                "message, which that module's shared-memory fast boxes carry "
+                "with lower latency than UCX; from this size on the node "
+                "segment takes it; 0 leaves two ranks to bcast_handoff",
+        .offset = offsetof(loom_coll_config_t, bcast_pair_handoff),
     },
     {
         .name = "reduce_algorithm", .type = LOOM_CONFIG_ENUM,

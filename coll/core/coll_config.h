@@ -17,6 +17,7 @@ typedef struct loom_coll_config {
     int     bcast_algorithm;        /* loom_bcast_alg_t */
     size_t  bcast_segment;          /* bytes; 0 = chosen by the cost model */
     size_t  bcast_handoff;          /* bytes; below it one node hands off */
+    size_t  bcast_pair_handoff;     /* the same for two ranks, where it is larger */
     int     reduce_algorithm;       /* loom_reduce_alg_t */
     size_t  reduce_segment;         /* bytes; 0 = chosen by the cost model */
     size_t  reduce_handoff;         /* bytes; below it one node hands off */

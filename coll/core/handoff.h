@@ -25,16 +25,19 @@ static inline int loom_handoff_applies(const loom_team_t *team, size_t bytes,
     return team->num_nodes == 1 && bytes < threshold;
 }
 
-/* Whether allgather(v) on a team of size ranks hands off below
- * allgather_pair_handoff instead of allgather_handoff.  Two ranks are a
- * case of their own: every allgather algorithm is then one exchange, so
- * Loom has no fewer steps to offer than the module below, whose fast
- * boxes carry a small exchange with lower latency than UCX (1.31 against
- * 1.42 us at 4 KiB on this project's machine), while from three ranks on
- * Loom's Bruck wins from 1 KiB (0.62 of tuned at 4 KiB on 4 ranks). */
-static inline int loom_allgather_pair_handoff_applies(const loom_coll_config_t *cfg, int size)
+/* The threshold a collective hands off below on a team of size ranks:
+ * its pair threshold on two ranks where that is larger, else its own.
+ * Two ranks are a case of their own: every algorithm is then one
+ * exchange, so Loom has no fewer steps to offer than the module below,
+ * whose fast boxes carry a small exchange with lower latency than UCX.
+ * Allgather: 1.31 against 1.42 us at 4 KiB on this project's machine,
+ * while from three ranks on Loom's Bruck wins from 2 KiB.  Bcast: a single
+ * 1 KiB call costs 1.6 to 1.9 times the module below's on two ranks,
+ * while on four Loom's binomial tree takes 0.44 to 0.95 of its time from
+ * 512 B (docs/benchmarks.md). */
+static inline size_t loom_handoff_threshold(int size, size_t threshold, size_t pair)
 {
-    return size == 2 && cfg->allgather_pair_handoff > cfg->allgather_handoff;
+    return size == 2 && pair > threshold ? pair : threshold;
 }
 
 /* Whether a blocking call of bytes on team goes through the node's shared

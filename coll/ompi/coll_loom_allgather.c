@@ -56,7 +56,7 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->allgather;
     int p = ompi_comm_size(module->comm), r = ompi_comm_rank(module->comm), i;
-    size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off;
+    size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off, threshold;
     int rflat, sflat, in_place = (sbuf == MPI_IN_PLACE), pair;
     mca_coll_loom_stage_t *stage = NULL;
     loom_allgather_choice_t choice;
@@ -82,7 +82,26 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     }
     rflat = mca_coll_loom_flat_size(rdtype) != 0;
     sflat = in_place ? rflat : mca_coll_loom_flat_size(sdtype) != 0;
+    for (i = 0; rcounts != NULL && i < p; ++i) {
+        total += (size_t)rcounts[i] * rsig;
+    }
+    if (rcounts == NULL) {
+        total = (size_t)rcount * rsig * (size_t)p;
+    }
+    /* Decided before anything is allocated: a small call handed down
+     * costs its caller no more than the module below does. */
+    threshold = loom_handoff_threshold(p, c->config.allgather_handoff,
+                                       c->config.allgather_pair_handoff);
+    pair = threshold != c->config.allgather_handoff;
+    if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "allgather", .counters = n, .threshold = threshold,
+            .setting = pair ? "allgather_pair_handoff" : NULL,
+            .explained = &module->team->explained_allgather }, total)) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
     if (rcounts != NULL) {
+        size_t at = 0;
+
         bytes = malloc(2 * sizeof(size_t) * (size_t)p);
         if (bytes == NULL) {
             return LOOM_ERR_NO_MEMORY;
@@ -91,20 +110,9 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
         for (i = 0; i < p; ++i) {
             bytes[i] = (size_t)rcounts[i] * rsig;
             /* Staged blocks lie packed in rank order in scratch. */
-            offs[i] = rflat ? (size_t)displs[i] * rsig : total;
-            total += bytes[i];
+            offs[i] = rflat ? (size_t)displs[i] * rsig : at;
+            at += bytes[i];
         }
-    } else {
-        total = (size_t)rcount * rsig * (size_t)p;
-    }
-    pair = loom_allgather_pair_handoff_applies(&c->config, p);
-    if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "allgather", .counters = n,
-            .threshold = pair ? c->config.allgather_pair_handoff : c->config.allgather_handoff,
-            .setting = pair ? "allgather_pair_handoff" : NULL,
-            .explained = &module->team->explained_allgather }, total)) {
-        free(bytes);
-        return LOOM_ERR_UNSUPPORTED;
     }
     mine_off = rcounts != NULL ? offs[r] : (size_t)r * mine * rsig;
     status = LOOM_OK;

@@ -21,18 +21,20 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/loom-bench-test.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# run NP OUT ARGS...: loom-bench on NP ranks with Loom selected and the
-# hand-off off (so that Loom runs every size), output in OUT; the exit
-# status is loom-bench's.
+# run NP OUT ARGS...: loom-bench on NP ranks with Loom selected, the
+# hand-off off (so that Loom runs every size) and the node segment from
+# 64 KiB on (so that sizes below run Loom's message algorithms), output in
+# OUT; the exit status is loom-bench's.
 run() {
     np=$1 out=$2
     shift 2
     timeout -k 5 120 "${MPIRUN:-mpirun}" -np "$np" --oversubscribe --bind-to none \
         --mca mpi_yield_when_idle 1 --mca coll_loom_priority 100 \
         --mca coll_loom_allreduce_handoff 0 --mca coll_loom_allgather_handoff 0 \
-        --mca coll_loom_allgather_pair_handoff 0 \
+        --mca coll_loom_allgather_pair_handoff 0 --mca coll_loom_bcast_pair_handoff 0 \
         --mca coll_loom_reduce_scatter_handoff 0 --mca coll_loom_bcast_handoff 0 \
-        --mca coll_loom_reduce_handoff 0 "$bench" "$@" >"$out" 2>&1
+        --mca coll_loom_reduce_handoff 0 --mca coll_loom_shm_min_bytes 65536 \
+        "$bench" "$@" >"$out" 2>&1
 }
 
 # -------------------------------------------- 1: the sweep, checked

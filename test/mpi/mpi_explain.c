@@ -137,7 +137,7 @@ int main(int argc, char **argv)
     CHECK(n == 1, "%d reduce_scatter_block explain lines, expected 1 (size class 2^13)", n);
     n = count_lines(text, "] info coll: reduce_scatter on context", "size class): ");
     CHECK(n == 1, "%d reduce_scatter explain lines, expected 1 (size class 2^16)", n);
-    /* Each line gives its reason: the cost model's, or (64 KiB and up on
+    /* Each line gives its reason: the cost model's, or (2 KiB and up on
      * one node, unless coll_loom_shm is off) the node's shared segment. */
     n = count_lines(text, "size class): ", "cost model: ") +
         count_lines(text, "size class): shm, ", "through the node's shared segment");

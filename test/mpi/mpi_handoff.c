@@ -5,9 +5,9 @@
  * the module Open MPI chose before Loom and is counted as a hand-off; from
  * that size on Loom runs it.  The bytes are the ones every rank computes
  * alike: the type signature of bcast and reduce, every block together for
- * allgather(v) and reduce_scatter(_block).  On two ranks allgather(v)
- * hands off below coll_loom_allgather_pair_handoff where that is larger.  Nonblocking forms follow the
- * same rule.  run.sh keeps the defaults here; the thresholds are read back
+ * allgather(v) and reduce_scatter(_block).  On two ranks allgather(v) and
+ * bcast hand off below coll_loom_<coll>_pair_handoff where that is
+ * larger.  Nonblocking forms follow the same rule.  run.sh keeps the defaults here; the thresholds are read back
  * through MPI_T, so the test follows the settings.
  */
 #include "loom_test.h"
@@ -239,15 +239,18 @@ static void check_case(const coll_case_t *cc)
 
     snprintf(setting, sizeof(setting), "coll_loom_%s_handoff", cc->setting);
     threshold = loom_test_cvar_size(setting);
-    /* Two ranks gather below the larger of the two allgather settings
-     * (one exchange either way); from three ranks on, the pair setting
-     * must not count: the np3 and np4 runs check that. */
-    if (strcmp(cc->setting, "allgather") == 0 && size == 2) {
-        size_t pair = loom_test_cvar_size("coll_loom_allgather_pair_handoff");
+    /* Two ranks gather and bcast below the larger of the collective's two
+     * settings (one exchange either way); from three ranks on, the pair
+     * setting must not count: the np3 and np4 runs check that. */
+    if ((strcmp(cc->setting, "allgather") == 0 || strcmp(cc->setting, "bcast") == 0) &&
+        size == 2) {
+        char pair_setting[96];
+        size_t pair;
 
-        CHECK(pair > threshold, "coll_loom_allgather_pair_handoff is %zu, not above "
-              "coll_loom_allgather_handoff (%zu): the two-rank rule goes untested", pair,
-              threshold);
+        snprintf(pair_setting, sizeof(pair_setting), "coll_loom_%s_pair_handoff", cc->setting);
+        pair = loom_test_cvar_size(pair_setting);
+        CHECK(pair > threshold, "%s is %zu, not above %s (%zu): the two-rank rule goes "
+              "untested", pair_setting, pair, setting, threshold);
         threshold = pair > threshold ? pair : threshold;
     }
     CHECK(threshold >= 4 * sizeof(double) * (size_t)size,

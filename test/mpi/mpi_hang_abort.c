@@ -3,7 +3,8 @@
  * rank enters a barrier, so neither ever completes.  Run by
  * test_hang_abort.sh, which expects coll_loom_hang_abort to end the job
  * with Loom's last hang report.  The mode (argument) picks where rank 0
- * waits: "blocking" (a 16 KiB schedule), "nonblocking" (the same through
+ * waits: "blocking" (a 16 KiB schedule: the script turns the node segment
+ * off for it), "nonblocking" (the same through
  * MPI_Iallreduce and MPI_Wait) or "shm" (1 MiB through the node's shared
  * segment, attached by a matched call first).  Reaching the end is the
  * failure: it prints "not aborted" and exits 3.
@@ -14,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SMALL 2048          /* doubles: above every hand-off, below the segment */
+#define SMALL 2048          /* doubles: above every hand-off */
 #define LARGE (1 << 17)     /* doubles: 1 MiB, through the segment */
 
 int main(int argc, char **argv)

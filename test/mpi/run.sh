@@ -49,7 +49,7 @@ case $handoffs.$program in
     defaults.*|*.mpi_allreduce_handoff|*.mpi_handoff) set -- ;;
     *)
         set --
-        for coll in allreduce bcast reduce allgather allgather_pair reduce_scatter; do
+        for coll in allreduce bcast bcast_pair reduce allgather allgather_pair reduce_scatter; do
             set -- "$@" --mca "coll_loom_${coll}_handoff" 0
         done
         ;;
