@@ -153,6 +153,16 @@ const loom_config_field_t loom_coll_config_table[] = {
         .offset = offsetof(loom_coll_config_t, shm_min_bytes),
     },
     {
+        .name = "shm_cma", .type = LOOM_CONFIG_BOOL, .default_value = "1",
+        .help = "On a communicator of two ranks, an allgather(v) through the shared "
+                "segment with blocks of 64 KiB or more reads the peer's block "
+                "straight from its buffer with process_vm_readv (Linux's CMA: one "
+                "copy instead of two), where every rank can; off, or where the "
+                "kernel, a container's filter or ptrace rules refuse it, the blocks "
+                "go through the segment's slots",
+        .offset = offsetof(loom_coll_config_t, shm_cma),
+    },
+    {
         .name = "shm_slot", .type = LOOM_CONFIG_SIZE, .default_value = "524288",
         .min = 4096, .max = 1L << 30,
         .help = "Bytes per rank of one pipeline segment in the shared segment, a "

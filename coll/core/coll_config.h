@@ -31,6 +31,7 @@ typedef struct loom_coll_config {
     int     reproducible;           /* bool: canonical combination order */
     int     shm;                    /* bool: large calls on one node through a shared segment */
     size_t  shm_min_bytes;          /* from this many bytes */
+    int     shm_cma;                /* two-rank allgather reads the peer's buffer */
     size_t  shm_slot;               /* bytes per rank and pipeline segment */
     int     shm_depth;              /* segments in flight */
     int     hang_timeout;           /* seconds without progress before a report; 0 = never */

@@ -69,6 +69,11 @@ loom_status_t loom_shm_wrap(void *base, const loom_shm_params_t *params, loom_sh
     shm->bytes = loom_shm_bytes(params);
     shm->ctl = base;
     shm->slots = (char *)base + loom_shm_ctl_bytes(params->size);
+    /* base first: a peer reads it once it sees the pid. */
+    atomic_store_explicit(&shm->ctl[params->rank].base, (uint64_t)(uintptr_t)base,
+                          memory_order_relaxed);
+    atomic_store_explicit(&shm->ctl[params->rank].pid, (uint64_t)getpid(),
+                          memory_order_release);
     *shm_p = shm;
     return LOOM_OK;
 }

@@ -56,6 +56,8 @@ typedef struct loom_shm {
     size_t              bytes;       /* its length */
     int                 owns_map;    /* 1: loom_shm_destroy unmaps base */
     uint64_t            next_seg;    /* this rank's next segment number */
+    int                 cma;         /* 1: every rank may read every other's
+                                      * memory (loom_shm_cma_probe, agreed) */
     /* What this rank waits for now (for hang reports): a new number in
      * waits for every wait, the peer, which counter, which value. */
     uint64_t            waits;
@@ -84,6 +86,16 @@ loom_status_t loom_shm_attach(const char *name, const loom_shm_params_t *params,
  * loom_shm_bytes(params) bytes, zeroed.  The caller unmaps it. */
 loom_status_t loom_shm_wrap(void *base, const loom_shm_params_t *params,
                             loom_shm_t **shm_p);
+
+/* Whether this rank can read every other rank's memory with the kernel's
+ * cross-process copy (process_vm_readv: Linux's CMA), tried on each
+ * peer's control block once that peer has mapped the segment (it waits
+ * for them).  The ranks must agree (every one true) before setting
+ * shm->cma: a two-rank allgather then reads the peer's block straight
+ * from its buffer, one copy instead of two.  A kernel without CMA, a
+ * container that filters the call, or ptrace rules (Yama) that forbid it
+ * make this false, and the slots are used. */
+int loom_shm_cma_probe(loom_shm_t *shm);
 
 /* Removes the name; mappings stay valid.  Nothing is left behind even if
  * the job is killed later. */

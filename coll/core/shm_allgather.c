@@ -24,6 +24,38 @@ static size_t loom_shm_block_offset(const loom_coll_args_t *args, int q)
     return (size_t)q * args->count * args->elem_size;
 }
 
+/* Two ranks whose kernel lets them read each other's memory (shm->cma)
+ * and blocks of at least this many bytes (the largest, equal on both
+ * ranks): the peer's block is read straight from its buffer.  Below it
+ * the system call costs more than the copy it saves. */
+#define LOOM_SHM_CMA_MIN_BLOCK 65536
+
+/* Each rank publishes where its block is, copies its own block out while
+ * the peer does the same, reads the peer's block from the peer's buffer,
+ * and leaves only once the peer has read its block: one copy of each
+ * block, as Open MPI's single-copy transport. */
+static void loom_shm_allgather_cma(loom_shm_t *shm, const loom_coll_args_t *args,
+                                   const char *mine)
+{
+    const int r = shm->params.rank, peer = 1 - r;
+    char *out = args->recvbuf;
+    const uint64_t g = shm->next_seg++;
+    size_t n = loom_shm_block_bytes(args, r);
+
+    atomic_store_explicit(&shm->ctl[r].addr, (uint64_t)(uintptr_t)mine, memory_order_relaxed);
+    loom_shm_publish(shm, LOOM_SHM_ARRIVED, g + 1);
+    if (!args->in_place && n > 0) {
+        memcpy(out + loom_shm_block_offset(args, r), mine, n);
+    }
+    n = loom_shm_block_bytes(args, peer);
+    loom_shm_wait(shm, peer, LOOM_SHM_ARRIVED, g + 1);
+    if (n > 0) {
+        loom_shm_cma_read(shm, peer, out + loom_shm_block_offset(args, peer), n);
+    }
+    loom_shm_publish(shm, LOOM_SHM_DONE, g + 1);
+    loom_shm_wait(shm, peer, LOOM_SHM_DONE, g + 1);
+}
+
 void loom_shm_allgather(loom_shm_t *shm, const loom_coll_args_t *args)
 {
     const int p = shm->params.size, r = shm->params.rank;
@@ -34,6 +66,10 @@ void loom_shm_allgather(loom_shm_t *shm, const loom_coll_args_t *args)
     uint64_t g;
     int q;
 
+    if (p == 2 && shm->cma && longest >= LOOM_SHM_CMA_MIN_BLOCK) {
+        loom_shm_allgather_cma(shm, args, mine);
+        return;
+    }
     for (off = 0; off < longest; off += seg) {
         g = shm->next_seg++;
         n = loom_shm_piece(loom_shm_block_bytes(args, r), off, seg);

@@ -15,6 +15,12 @@ struct loom_shm_ctl {
     _Alignas(64) _Atomic uint64_t arrived;
     _Alignas(64) _Atomic uint64_t reduced;
     _Alignas(64) _Atomic uint64_t done;
+    /* For reading a peer's buffers directly (shm_cma.c): its process and
+     * where it mapped the segment, written once when it maps it, and the
+     * address of its block in the current call, written before arrived. */
+    _Alignas(64) _Atomic uint64_t pid;
+    _Atomic uint64_t base;
+    _Atomic uint64_t addr;
 };
 
 typedef enum loom_shm_counter {
@@ -60,6 +66,10 @@ static inline size_t loom_shm_piece(size_t len, size_t off, size_t piece)
 
     return n < piece ? n : piece;
 }
+
+/* Copies len bytes at the address rank published in its ctl->addr into
+ * local, with the kernel's cross-process copy (shm->cma must be set). */
+void loom_shm_cma_read(loom_shm_t *shm, int rank, void *local, size_t len);
 
 /* Makes this rank's writes before it visible to whoever sees value. */
 void loom_shm_publish(loom_shm_t *shm, loom_shm_counter_t counter, uint64_t value);

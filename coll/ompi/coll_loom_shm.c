@@ -122,8 +122,18 @@ static loom_shm_t *loom_shm_attach_module(mca_coll_loom_module_t *module)
         loom_shm_destroy(shm);
         return NULL;
     }
-    loom_debug("coll", "context %u: shared segment of %zu bytes attached",
-               module->team->context_id, loom_shm_bytes(&params));
+    /* Only a two-rank allgather reads a peer's memory (shm_cma.c); every
+     * rank must have been able to, or none does. */
+    if (cfg->shm_cma && params.size == 2) {
+        int cma = loom_shm_cma_probe(shm);
+
+        ret = module->previous_allreduce.fn(MPI_IN_PLACE, &cma, 1, MPI_INT, MPI_MIN, comm,
+                                            module->previous_allreduce.module);
+        shm->cma = ret == OMPI_SUCCESS && cma;
+    }
+    loom_debug("coll", "context %u: shared segment of %zu bytes attached%s",
+               module->team->context_id, loom_shm_bytes(&params),
+               shm->cma ? ", peers' buffers readable (CMA)" : "");
     return shm;
 }
 
