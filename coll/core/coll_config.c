@@ -155,7 +155,7 @@ const loom_config_field_t loom_coll_config_table[] = {
     {
         .name = "shm_cma", .type = LOOM_CONFIG_BOOL, .default_value = "1",
         .help = "On a communicator of two ranks, an allgather(v) through the shared "
-                "segment with blocks of 64 KiB or more reads the peer's block "
+                "segment with blocks of 256 KiB or more reads the peer's block "
                 "straight from its buffer with process_vm_readv (Linux's CMA: one "
                 "copy instead of two), where every rank can; off, or where the "
                 "kernel, a container's filter or ptrace rules refuse it, the blocks "

@@ -297,7 +297,7 @@ START_TEST(test_collectives)
         { 1, 64, 1, 0 }, { 2, 64, 1, 0 }, { 2, 128, 2, 0 }, { 3, 192, 3, 0 }, { 4, 64, 2, 0 },
         { 5, 256, 4, 0 }, { 6, 128, 1, 0 }, { 7, 64, 3, 0 }, { 8, 512, 2, 0 },
         { 3, 65536, 4, 1 }, { 2, 65536, 2, 0 },
-        /* Two ranks reading each other's blocks (64 KiB and more) with CMA. */
+        /* Two ranks reading each other's blocks (256 KiB and more) with CMA. */
         { 2, 65536, 2, 1 }, { 2, 131072, 3, 1 },
     };
 
