@@ -1,16 +1,16 @@
 #include "handoff.h"
 #include "common/log.h"
 
-void loom_handoff_explain(loom_team_t *team, uint64_t *explained, const char *coll,
-                          const char *setting, size_t threshold, size_t bytes)
+void loom_handoff_explain(loom_team_t *team, uint64_t *explained, const char *coll, int pair,
+                          size_t threshold, size_t bytes)
 {
     if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class_of(explained, bytes)) {
         return;
     }
     loom_info("coll", "%s on context %u, %d ranks, %zu bytes (and this size "
               "class): handed to the module below Loom (below %s%s=%zu "
-              "on one node)", coll, team->context_id, team->size, bytes,
-              setting != NULL ? setting : coll, setting != NULL ? "" : "_handoff", threshold);
+              "on one node)", coll, team->context_id, team->size, bytes, coll,
+              pair ? "_pair_handoff" : "_handoff", threshold);
 }
 
 void loom_shm_explain(loom_team_t *team, uint64_t *explained, const char *coll, size_t bytes)

@@ -58,8 +58,8 @@ void loom_shm_explain(loom_team_t *team, uint64_t *explained, const char *coll, 
 /* At verbose level info, say once per size class of *explained (the
  * team's mask for coll, shared with the collective's own explain lines)
  * that calls of bytes go to the module below Loom, naming the setting
- * (NULL: <coll>_handoff). */
-void loom_handoff_explain(loom_team_t *team, uint64_t *explained, const char *coll,
-                          const char *setting, size_t threshold, size_t bytes);
+ * (<coll>_pair_handoff where pair, else <coll>_handoff). */
+void loom_handoff_explain(loom_team_t *team, uint64_t *explained, const char *coll, int pair,
+                          size_t threshold, size_t bytes);
 
 #endif

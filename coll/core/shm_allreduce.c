@@ -62,9 +62,12 @@ static void loom_shm_share(size_t n, size_t elem_size, int p, int q, size_t *fir
 static void loom_shm_reduce_to(loom_shm_t *shm, const loom_coll_args_t *args, int out_rank)
 {
     const int p = shm->params.size, r = shm->params.rank;
+    /* A reduce's root keeps its own share out of the segment: it is
+     * reduced into recvbuf below and no one else reads it. */
+    const int direct = out_rank == r;
     const size_t es = args->elem_size, seg_elems = shm->params.slot_bytes / es;
     const char *in = args->in_place ? args->recvbuf : args->sendbuf;
-    char *out = args->recvbuf;
+    char *out = args->recvbuf, *acc;
     size_t done_elems, n, first, count;
     uint64_t g;
     int q;
@@ -72,11 +75,6 @@ static void loom_shm_reduce_to(loom_shm_t *shm, const loom_coll_args_t *args, in
     for (done_elems = 0; done_elems < args->count; done_elems += n) {
         n = args->count - done_elems < seg_elems ? args->count - done_elems : seg_elems;
         g = shm->next_seg++;
-
-        /* A reduce's root keeps its own share out of the segment: it is
-         * reduced into recvbuf below and no one else reads it. */
-        int direct = out_rank == r;
-        char *acc;
 
         loom_shm_share(n, es, p, r, &first, &count);
         loom_shm_wait_slot(shm, g);
@@ -127,15 +125,14 @@ static void loom_shm_reduce_to(loom_shm_t *shm, const loom_coll_args_t *args, in
  * the call (at least 16 KiB, at most a slot) let the two overlap. */
 static void loom_shm_reduce_pair(loom_shm_t *shm, const loom_coll_args_t *args)
 {
-    const size_t es = args->elem_size, slot_elems = shm->params.slot_bytes / es;
+    const size_t es = args->elem_size;
+    const size_t piece = loom_shm_quarter(shm, args->count * es, 16384) / es;
     const int peer = 1 - shm->params.rank, root = args->root == shm->params.rank;
     const char *in = args->in_place ? args->recvbuf : args->sendbuf;
     char *out = args->recvbuf;
-    size_t piece = (args->count + 3) / 4, done_elems, n;
+    size_t done_elems, n;
     uint64_t g;
 
-    piece = piece * es < 16384 ? 16384 / es : piece;
-    piece = piece > slot_elems ? slot_elems : piece;
     for (done_elems = 0; done_elems < args->count; done_elems += n) {
         n = args->count - done_elems < piece ? args->count - done_elems : piece;
         g = shm->next_seg++;

@@ -28,10 +28,7 @@ void loom_shm_bcast(loom_shm_t *shm, const loom_coll_args_t *args)
      * KiB on single calls here).  From three ranks on, on this machine's
      * two cores, more pieces cost more context switches than they save. */
     if (shm->params.size == 2) {
-        size_t quarter = (total / 4 + 63) / 64 * 64;
-
-        quarter = quarter < 32768 ? 32768 : quarter;
-        seg = quarter < seg ? quarter : seg;
+        seg = loom_shm_quarter(shm, total, 32768);
     }
     for (off = 0; off < total; off += n) {
         n = total - off < seg ? total - off : seg;

@@ -67,6 +67,18 @@ static inline size_t loom_shm_piece(size_t len, size_t off, size_t piece)
     return n < piece ? n : piece;
 }
 
+/* Bytes per piece when a two-rank walk cuts a call of total bytes into
+ * quarters, so that one rank's copy of a piece overlaps the other's work
+ * on the previous one: a quarter rounded up to a cache line, at least
+ * min_bytes, at most a slot. */
+static inline size_t loom_shm_quarter(const loom_shm_t *shm, size_t total, size_t min_bytes)
+{
+    size_t quarter = (total / 4 + 63) / 64 * 64;
+
+    quarter = quarter < min_bytes ? min_bytes : quarter;
+    return quarter < shm->params.slot_bytes ? quarter : shm->params.slot_bytes;
+}
+
 /* Copies len bytes at the address rank published in its ctl->addr into
  * local, with the kernel's cross-process copy (shm->cma must be set). */
 void loom_shm_cma_read(loom_shm_t *shm, int rank, void *local, size_t len);

@@ -368,8 +368,8 @@ static inline loom_status_t mca_coll_loom_fallback(mca_coll_loom_counters_t *cou
 /* One collective's small-message hand-off (coll_loom_handoff.c). */
 typedef struct mca_coll_loom_handoff {
     const char                  *coll;      /* "bcast": the setting is coll_loom_bcast_handoff */
-    const char                  *setting;   /* NULL, or the setting that set threshold */
     size_t                      threshold;  /* the setting's value at this call */
+    size_t                      pair;       /* coll_loom_<coll>_pair_handoff, or 0 */
     mca_coll_loom_counters_t    *counters;  /* counts the hand-off */
     uint64_t                    *explained; /* the team's explain mask for coll */
 } mca_coll_loom_handoff_t;
@@ -387,13 +387,15 @@ typedef struct mca_coll_loom_handoff {
 static inline int mca_coll_loom_hands_off(const mca_coll_loom_module_t *module,
                                           const mca_coll_loom_handoff_t *rule, size_t bytes)
 {
-    if (!loom_handoff_applies(module->team, bytes, rule->threshold)) {
+    size_t threshold = loom_handoff_threshold(module->team->size, rule->threshold, rule->pair);
+
+    if (!loom_handoff_applies(module->team, bytes, threshold)) {
         return 0;
     }
     mca_coll_loom_count(&rule->counters->handoffs, 1);
     if (loom_log_enabled(LOOM_LOG_INFO)) {
-        loom_handoff_explain(module->team, rule->explained, rule->coll, rule->setting,
-                             rule->threshold, bytes);
+        loom_handoff_explain(module->team, rule->explained, rule->coll,
+                             threshold != rule->threshold, threshold, bytes);
     }
     return 1;
 }

@@ -56,8 +56,8 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->allgather;
     int p = ompi_comm_size(module->comm), r = ompi_comm_rank(module->comm), i;
-    size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off, threshold;
-    int rflat, sflat, in_place = (sbuf == MPI_IN_PLACE), pair;
+    size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off;
+    int rflat, sflat, in_place = (sbuf == MPI_IN_PLACE);
     mca_coll_loom_stage_t *stage = NULL;
     loom_allgather_choice_t choice;
     loom_coll_args_t args;
@@ -90,12 +90,9 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     }
     /* Decided before anything is allocated: a small call handed down
      * costs its caller no more than the module below does. */
-    threshold = loom_handoff_threshold(p, c->config.allgather_handoff,
-                                       c->config.allgather_pair_handoff);
-    pair = threshold != c->config.allgather_handoff;
     if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "allgather", .counters = n, .threshold = threshold,
-            .setting = pair ? "allgather_pair_handoff" : NULL,
+            .coll = "allgather", .counters = n, .threshold = c->config.allgather_handoff,
+            .pair = c->config.allgather_pair_handoff,
             .explained = &module->team->explained_allgather }, total)) {
         return LOOM_ERR_UNSUPPORTED;
     }

@@ -35,7 +35,7 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     loom_bcast_choice_t choice;
     loom_coll_args_t args;
     loom_status_t status;
-    size_t size, bytes, threshold;
+    size_t size, bytes;
     void *data = buf;
 
     *stage_p = NULL;
@@ -48,11 +48,9 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     /* The signature's bytes, equal on every rank whatever its layout. */
     ompi_datatype_type_size(dtype, &size);
     bytes = (size_t)count * size;
-    threshold = loom_handoff_threshold(ompi_comm_size(module->comm), c->config.bcast_handoff,
-                                       c->config.bcast_pair_handoff);
     if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "bcast", .threshold = threshold, .counters = n,
-            .setting = threshold != c->config.bcast_handoff ? "bcast_pair_handoff" : NULL,
+            .coll = "bcast", .threshold = c->config.bcast_handoff,
+            .pair = c->config.bcast_pair_handoff, .counters = n,
             .explained = &module->team->explained_bcast }, bytes)) {
         return LOOM_ERR_UNSUPPORTED;
     }
