@@ -14,7 +14,10 @@
 # collectives with a memcpy fraction), of_memcpy and, from --large bytes
 # on (default 1M), copy: ok when Loom reaches 0.90 of the memcpy
 # reference, LOW otherwise; below that size a memcpy costs nanoseconds and
-# the fraction says nothing.
+# the fraction says nothing.  Several CSVs of the same collective, rank
+# count and timing (repeated jobs) pool: every number of a cell, the ratio
+# and A/A included, is the median over them, and the bound is taken over
+# those medians.
 set -u
 
 usage() {
@@ -88,17 +91,34 @@ FNR == 1 { next }
     if (!((coll, np) in seen_np)) { seen_np[coll, np] = 1; nps[coll] = nps[coll] " " np }
     if (!((coll, np, b) in seen_b)) { seen_b[coll, np, b] = 1; sizes[coll, np] = sizes[coll, np] " " b }
     key = coll SUBSEP np SUBSEP b
+    # Several CSVs of one collective and rank count (the jobs of
+    # make bench-all LOOM_BENCH_ALL_JOBS=N) pool: each cell becomes the
+    # median over them.
     if (c == "loom") {
-        loom[key] = $8; ratio[key] = $13; alg[key] = $14; frac[key] = $19
-        memcpy[key] = $18
+        n = ++nloom[key]
+        loomv[key, n] = $8; ratiov[key, n] = $13; fracv[key, n] = $19; memcpyv[key, n] = $18
+        if (!((key, $14) in seen_alg)) { seen_alg[key, $14] = 1; alg[key] = n == 1 ? $14 : alg[key] "/" $14 }
+        if (n > jobs[coll, np]) jobs[coll, np] = n
     } else if (c == "default") {
-        dflt[key] = $8
+        dfltv[key, ++ndflt[key]] = $8
     } else if (c == "default(A/A)") {
-        aa[key] = $13
+        aav[key, ++naa[key]] = $13
     }
     if ($16 == "fail") bad[key] = 1
 }
+# The median of the n values x[key, 1..n].
+function median_of(x, key, n,    i, v) {
+    for (i = 1; i <= n; ++i) v[i] = x[key, i] + 0
+    sort_numbers(v, n)
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
 END {
+    for (key in nloom) {
+        loom[key] = median_of(loomv, key, nloom[key]); ratio[key] = median_of(ratiov, key, nloom[key])
+        frac[key] = median_of(fracv, key, nloom[key]); memcpy[key] = median_of(memcpyv, key, nloom[key])
+    }
+    for (key in ndflt) dflt[key] = median_of(dfltv, key, ndflt[key])
+    for (key in naa) aa[key] = median_of(aav, key, naa[key])
     for (k = 1; k <= ncolls; ++k) {
         coll = colls[k]
         copy = coll ~ /^i?(bcast|allgather|allgatherv)( \(timing single\))?$/
@@ -147,7 +167,9 @@ END {
                 }
                 printf " %s |\n", alg[key]
             }
-            summary = summary sprintf("- %d ranks: A/A p95 %.2f, bound %.2f; SLOW at %d of %d sizes", np, p95, bound, slow, ns)
+            summary = summary sprintf("- %d ranks", np)
+            if (jobs[coll, np] > 1) summary = summary sprintf(" (each cell the median of %d jobs)", jobs[coll, np])
+            summary = summary sprintf(": A/A p95 %.2f, bound %.2f; SLOW at %d of %d sizes", p95, bound, slow, ns)
             if (copy) summary = summary sprintf("; of_memcpy below 0.90 at %d of %d sizes from %s on", low, judged, size_text(large))
             if (failed) summary = summary sprintf("; CHECK FAILED at %d sizes", failed)
             summary = summary "\n"

@@ -216,6 +216,19 @@ if sh "$report" --large 12X "$tmp/sweep.csv" >"$tmp/bad.out" 2>&1; then
     fail "report --large 12X exited 0"
 fi
 grep -q -- "--large '12X': expected bytes" "$tmp/bad.out" || fail "report: no message for --large 12X"
+# Repeated jobs (bench-all LOOM_BENCH_ALL_JOBS) pool: a cell is the median
+# over the CSVs, so one job's 9.0 at the first size does not decide it.
+first=$(awk -F, 'NR == 2 { print $5 }' "$tmp/sweep.csv")
+for r in 1.2000 9.0000 1.5000; do
+    awk -F, -v OFS=, -v b="$first" -v r="$r" '$5 == b && $7 == "loom" { $13 = r; $8 = r } { print }' \
+        "$tmp/sweep.csv" >"$tmp/job-$r.csv"
+done
+sh "$report" "$tmp"/job-*.csv >"$tmp/pooled.md" || fail "report of three jobs exited non-zero"
+grep -qE "^\| 2 \| $first \| 1\.50 \| [0-9.]+ \| 1\.50 \|" "$tmp/pooled.md" ||
+    fail "report of three jobs: the first size is not the median of 1.2, 9.0 and 1.5"
+[ "$(grep -c '^| 2 | ' "$tmp/pooled.md")" -eq 6 ] || fail "report of three jobs: not one row per size"
+grep -q '^- 2 ranks (each cell the median of 3 jobs): A/A p95' "$tmp/pooled.md" ||
+    fail "report of three jobs: the summary does not say the cells are medians of 3 jobs"
 
 # ------------------------------------- 7: one call between barriers
 # --timing single: every sample is one call, barrier before and after,
