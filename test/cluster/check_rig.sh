@@ -8,7 +8,9 @@
 #      others clamps TCP's window at 64 segments, its eth0 builds
 #      offload packets of at most 16 KiB, and its link's token bucket
 #      holds 20 KiB;
-#   3. without those options, no clamp and the default 80 KiB bucket.
+#   3. without those options, no clamp and the default 80 KiB bucket;
+#   4. ranks yield when idle exactly when the cluster's slots outnumber
+#      the machine's cores, and the caller's own setting wins.
 # Needs what cluster.sh needs; exits 77 when that is missing and
 # LOOM_ALLOW_SKIP_CLUSTER=1.
 set -u
@@ -71,6 +73,24 @@ out=$($cluster --nodes 2 --racks 1 -- sh -c "$probe" 2>/dev/null)
 expect "$out" "route: .*cwnd" 0 "no --cwnd: no clamp"
 expect "$out" "route: 10.213.0.0/24 dev eth0" 2 "no --cwnd: both nodes still route the subnet"
 expect "$out" "tbf: burst (80Kb|8[01][0-9]{3}b)$" 2 "no --burst: both nodes' links have the default 80 KiB bucket"
+
+# 4. What each rank's environment says about yielding (mpirun forwards
+# OMPI_MCA_* to the ranks; the command line overrides the environment).
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+yields='"$LOOM_CLUSTER_MPIRUN" -np 2 env | grep "^OMPI_MCA_mpi_yield_when_idle=" | sed "s/^/rank: /"
+echo "caller 0: $(OMPI_MCA_mpi_yield_when_idle=0 "$LOOM_CLUSTER_MPIRUN" -np 2 env | grep -c "^OMPI_MCA_mpi_yield_when_idle=0$")"
+echo "command line 0: $("$LOOM_CLUSTER_MPIRUN" -np 2 --mca mpi_yield_when_idle 0 env | grep -c "^OMPI_MCA_mpi_yield_when_idle=0$")"'
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+unset OMPI_MCA_mpi_yield_when_idle
+slots=$((cores + 1))
+out=$($cluster --nodes 1 --racks 1 --slots "$slots" -- sh -c "$yields" 2>/dev/null)
+expect "$out" "^rank: OMPI_MCA_mpi_yield_when_idle=1$" 2 "$slots slots on $cores cores: both ranks yield when idle"
+expect "$out" "^caller 0: 2$" 1 "oversubscribed, OMPI_MCA_mpi_yield_when_idle=0 from the caller: both ranks keep it"
+expect "$out" "^command line 0: 2$" 1 "oversubscribed, --mca mpi_yield_when_idle 0: both ranks keep it"
+if [ "$cores" -ge 2 ]; then  # two ranks must fit
+    out=$($cluster --nodes 1 --racks 1 --slots "$cores" -- sh -c "$yields" 2>/dev/null)
+    expect "$out" "^rank: " 0 "$cores slots on $cores cores: the rig leaves yielding to Open MPI"
+fi
 
 [ $fail -eq 0 ] && echo "check-rig: all passed"
 exit $fail

@@ -35,9 +35,19 @@
 #                      instead of first come, first served
 #                      (docs/loom-sim.md, "Validation")
 #
+# Every node's ranks run on this machine's cores.  When the cluster's slots
+# outnumber them, the mpirun below makes waiting ranks yield
+# (OMPI_MCA_mpi_yield_when_idle=1, unless the caller's environment or
+# command line sets it): Open MPI does that itself on a node it knows to
+# be oversubscribed, and the hostfile's slots hide it here.  Without it,
+# ranks that spin in a collective hold the cores from the ranks they wait
+# for, and every exchange waits out scheduler time slices (tens of ms;
+# docs/topology.md, "Where the mid-size floor came from").
+#
 # COMMAND sees:
 #   LOOM_CLUSTER_MPIRUN    an mpirun for the cluster (hostfile, launch
-#                          agent, interfaces, no binding): use it as mpirun
+#                          agent, interfaces, no binding, yielding when
+#                          oversubscribed): use it as mpirun
 #   LOOM_CLUSTER_NP        the number of slots
 #   LOOM_CLUSTER_TOPOLOGY  the cluster's topology.conf (loom-topo reads it)
 #   LOOM_CLUSTER_DIR       the run's scratch directory
@@ -213,6 +223,10 @@ while [ $r -lt "$racks" ]; do
     r=$((r + 1))
 done
 echo "SwitchName=spine Switches=rack[0-$((racks - 1))]" >>"$dir/topology.conf"
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+yield=
+[ "$np" -le "$cores" ] || yield="# $np slots on $cores cores: waiting ranks yield, unless the caller says otherwise.
+[ -n \"\${OMPI_MCA_mpi_yield_when_idle+set}\" ] || export OMPI_MCA_mpi_yield_when_idle=1"
 printf 'hosts: files\n' >"$dir/nsswitch.conf"
 mkdir "$dir/tmp"
 
@@ -232,6 +246,7 @@ AGENT
 # mpirun itself runs in the head namespace, resolving names the same way.
 cat >"$dir/mpirun" <<MPIRUN
 #!/bin/sh
+$yield
 exec ip netns exec "$ns_head" unshare --uts --mount sh -c '
 mount --bind "$dir/hosts" /etc/hosts &&
 mount --bind "$dir/nsswitch.conf" /etc/nsswitch.conf &&
@@ -246,7 +261,7 @@ chmod +x "$dir/agent" "$dir/mpirun"
 t_up=$(date +%s.%N)
 
 racks_text=$(tr '\n' ';' <"$dir/topology.conf")
-echo "cluster.sh: $nodes nodes, $np slots, $racks racks ($racks_text) node links $node_rate, rack uplinks $uplink_rate, netem $netem${delay:+, delay $delay}, burst $burst${cwnd:+, cwnd $cwnd}; set up in $(echo "$t_up $t_start" | awk '{ printf "%.2f", $1 - $2 }') s" >&2
+echo "cluster.sh: $nodes nodes, $np slots, $racks racks ($racks_text) node links $node_rate, rack uplinks $uplink_rate, netem $netem${delay:+, delay $delay}, burst $burst${cwnd:+, cwnd $cwnd}${yield:+, $np slots on $cores cores so ranks yield when idle}; set up in $(echo "$t_up $t_start" | awk '{ printf "%.2f", $1 - $2 }') s" >&2
 
 LOOM_CLUSTER_MPIRUN=$dir/mpirun LOOM_CLUSTER_NP=$np LOOM_CLUSTER_TOPOLOGY=$dir/topology.conf \
 LOOM_CLUSTER_DIR=$dir
