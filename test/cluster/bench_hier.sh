@@ -2,8 +2,9 @@
 # make bench-cluster: allreduce across the emulated cluster's racks, the
 # proof of the hierarchy.  4 nodes x 2 ranks in 2 racks (1 Gbit/s node
 # links, 300 Mbit/s rack uplinks) with --map-by core (block) and
-# --map-by node placements, and the uneven 3,1,2,1 layout; on each, for
-# sizes 1 to 64 MiB:
+# --map-by node placements, and the uneven 3,1,2,1 layout (LAYOUTS,
+# default "block by-node uneven"); on each, for sizes 256 KiB to 64 MiB
+# by 2 (SIZES, loom-bench's -b/-e/-f, default "-b 256K -e 64M -f 2"):
 #   loom       Loom as users get it (the cost model, told the links)
 #   loom-flat  Loom forced to its flat ring
 #   tuned      Open MPI without Loom
@@ -18,11 +19,16 @@ set -u
 top=${abs_top_builddir:-$PWD}
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=${ROUNDS:-3}
+layouts=${LAYOUTS:-block by-node uneven}
+sizes=${SIZES:--b 256K -e 64M -f 2}
 out=${OUT:-$top/bench-results/cluster}
 for exe in "$top/loom-bench" "$top/test/cluster/pingpong"; do
     [ -x "$exe" ] || { echo "bench_hier.sh: $exe is not built (make all test/cluster/pingpong)" >&2; exit 2; }
 done
 case $rounds in ''|*[!0-9]*|0) echo "bench_hier.sh: ROUNDS='$rounds': expected a positive integer" >&2; exit 2 ;; esac
+for l in $layouts; do
+    case $l in block|by-node|uneven) ;; *) echo "bench_hier.sh: LAYOUTS: '$l': expected block, by-node or uneven" >&2; exit 2 ;; esac
+done
 mkdir -p "$out" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_mca_base_component_path=SYS_DEFAULT:$top/.libs
@@ -32,7 +38,7 @@ bench_layout() {
     name=$1 mapby=$2; shift 2
     echo "bench-cluster: $name, --map-by $mapby"
     "$here/cluster.sh" "$@" -- sh -c '
-        name=$0 mapby=$1 rounds=$2 out=$3 top=$4
+        name=$0 mapby=$1 rounds=$2 out=$3 top=$4 sizes=$5
         np=$LOOM_CLUSTER_NP
         mpirun() { timeout 900 "$LOOM_CLUSTER_MPIRUN" "$@"; }
         # The uplink: one flow from node0 to the first rank of the other rack.
@@ -52,7 +58,7 @@ bench_layout() {
         # Three timed calls, so that the median drops a call that waited
         # out a retransmission (the shapers drop when their queue is full;
         # at 4 MiB one such wait added a third to the mean of two).
-        bench="$top/loom-bench --no-compare --no-memcpy-ref -b 1M -e 64M -f 4 -w 1 -n 3 --no-progress"
+        bench="$top/loom-bench --no-compare --no-memcpy-ref $sizes -w 1 -n 3 --no-progress"
         links="--mca coll_loom_topology $LOOM_CLUSTER_TOPOLOGY --mca coll_loom_cost_rack_bandwidth_mbs 125 --mca coll_loom_cost_spine_bandwidth_mbs 37"
         set -- loom loom-flat tuned han
         r=1
@@ -74,7 +80,7 @@ bench_layout() {
             first=$1; shift; set -- "$@" "$first"   # rotate the order
             r=$((r + 1))
         done
-    ' "$name" "$mapby" "$rounds" "$out" "$top"
+    ' "$name" "$mapby" "$rounds" "$out" "$top" "$sizes"
 }
 
 # The table: per size, each contender's median over rounds (ms), the bound
@@ -109,10 +115,14 @@ report() {
 }
 
 status=0
-bench_layout block core --nodes 4 --racks 2 --slots 2 || status=1
-bench_layout by-node node --nodes 4 --racks 2 --slots 2 || status=1
-bench_layout uneven core --layout 3,1,2,1 --racks 2 || status=1
-for l in block by-node uneven; do
+for l in $layouts; do
+    case $l in
+        block) bench_layout block core --nodes 4 --racks 2 --slots 2 || status=1 ;;
+        by-node) bench_layout by-node node --nodes 4 --racks 2 --slots 2 || status=1 ;;
+        uneven) bench_layout uneven core --layout 3,1,2,1 --racks 2 || status=1 ;;
+    esac
+done
+for l in $layouts; do
     report "$l" | tee "$out/$l.txt"
 done
 exit $status
