@@ -84,6 +84,16 @@ static const loom_sim_coll_t *const loom_sim_colls[] = {
 
 #define LOOM_SIM_NCOLLS ((int)(sizeof(loom_sim_colls) / sizeof(loom_sim_colls[0])))
 
+int loom_sim_coll_count(void)
+{
+    return LOOM_SIM_NCOLLS;
+}
+
+const loom_sim_coll_t *loom_sim_coll_at(int i)
+{
+    return loom_sim_colls[i];
+}
+
 const loom_sim_coll_t *loom_sim_coll_find(const char *name)
 {
     int c;

@@ -48,6 +48,10 @@ typedef struct loom_sim_coll {
 
 extern const loom_sim_coll_t loom_sim_coll_allreduce;
 
+/* The i-th collective loom-sim knows (0 <= i < loom_sim_coll_count()). */
+int loom_sim_coll_count(void);
+const loom_sim_coll_t *loom_sim_coll_at(int i);
+
 /* The collective called name; NULL when loom-sim has none of that name. */
 const loom_sim_coll_t *loom_sim_coll_find(const char *name);
 

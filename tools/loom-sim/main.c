@@ -4,6 +4,7 @@
  * `loom-sim calibrate`, which fits the model to measurements.
  */
 #include "calibrate.h"
+#include "choices.h"
 #include "options.h"
 #include "output.h"
 #include "sweep.h"
@@ -29,6 +30,9 @@ int main(int argc, char **argv)
     }
     if (o.mode == LOOM_SIM_MODE_CALIBRATE) {
         return loom_sim_calibrate_main(&o) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    }
+    if (o.mode == LOOM_SIM_MODE_CHOICES) {
+        return loom_sim_choices_main(&o, stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
     }
     status = loom_sim_sweep_run(&o, isatty(STDERR_FILENO) ? stderr : NULL, &sw);
     if (status != LOOM_OK) {

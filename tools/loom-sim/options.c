@@ -53,6 +53,7 @@ static void loom_sim_usage(FILE *out)
         "usage: loom-sim [options]\n"
         "       loom-sim calibrate --pingpong FILE [--bench FILE --bench-algorithm NAME\n"
         "                          --bench-ranks N] [layout options] [-o MODEL]\n"
+        "       loom-sim choices [-c NAME] [-p LIST] [-b SIZE] [-e SIZE] [-f N] [model options]\n"
         "\n"
         "Runs the schedules of Loom's collective algorithms, as the engine builds\n"
         "them, on a modeled cluster, and prints the predicted time, algbw and\n"
@@ -107,6 +108,11 @@ static void loom_sim_usage(FILE *out)
         "cross-rack), then gamma from one algorithm's loom-bench --csv on\n"
         "--bench-ranks ranks placed by the layout options; writes the model to\n"
         "-o FILE (default stdout).\n"
+        "\n"
+        "choices: simulates nothing; prints, per collective (-c, or every one),\n"
+        "rank count and size, the algorithm, segment and pipeline depth Loom's\n"
+        "engine chooses on the model's layout and links, one line each, for\n"
+        "comparing the engine's selection before and after a change.\n"
         "\n"
         "SIZE is a byte count with an optional suffix K, M or G (8, 256K, 64M).\n");
 }
@@ -263,8 +269,8 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
     size_t klen;
 
     loom_sim_model_default(&o.model);
-    if (argc > 1 && strcmp(argv[1], "calibrate") == 0) {
-        o.mode = LOOM_SIM_MODE_CALIBRATE;
+    if (argc > 1 && (strcmp(argv[1], "calibrate") == 0 || strcmp(argv[1], "choices") == 0)) {
+        o.mode = argv[1][1] == 'a' ? LOOM_SIM_MODE_CALIBRATE : LOOM_SIM_MODE_CHOICES;
         --argc;
         ++argv;
     }
@@ -276,6 +282,7 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
         switch (c) {
         case 'c':
             o.coll = loom_sim_coll_find(optarg);
+            o.coll_given = 1;
             if (o.coll == NULL) {
                 return LOOM_SIM_ERR("-c: '%s' is not simulated (accepted: %s)\n", optarg,
                                     loom_sim_coll_list(msg, sizeof(msg)));

@@ -20,13 +20,15 @@
 
 typedef enum loom_sim_mode {
     LOOM_SIM_MODE_RUN = 0,
-    LOOM_SIM_MODE_CALIBRATE
+    LOOM_SIM_MODE_CALIBRATE,
+    LOOM_SIM_MODE_CHOICES   /* the engine's choices only, nothing simulated */
 } loom_sim_mode_t;
 
 typedef struct loom_sim_options {
     loom_sim_mode_t     mode;
     loom_sim_model_t    model;
     const loom_sim_coll_t *coll;
+    int                 coll_given;     /* -c was given (choices: else every collective) */
     int                 algs[LOOM_SIM_MAX_ALGS];    /* of coll, in order; 0 = Loom's choice */
     int                 nalgs;
     int                 ranks[LOOM_SIM_MAX_RANK_COUNTS];

@@ -14,11 +14,7 @@ static double loom_sim_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The settings a Loom told this cluster's links would price with (as a
- * topology file's link speeds set them): a rank's share inside a node,
- * each node's links together, each rack's uplink; the team gives the
- * nodes and racks, so the model's choice is the engine's. */
-static void loom_sim_config(const loom_sim_model_t *m, loom_coll_config_t *cfg)
+void loom_sim_config(const loom_sim_model_t *m, loom_coll_config_t *cfg)
 {
     double node_mbs = loom_sim_model_nic_bps(m) * m->nics_per_node / 1e6;
 

@@ -32,6 +32,12 @@ loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
                                  loom_sim_sweep_t *sweep_p);
 void loom_sim_sweep_free(loom_sim_sweep_t *sweep);
 
+/* The settings a Loom told this cluster's links would price with (as a
+ * topology file's link speeds set them): a rank's share inside a node,
+ * each node's links together, each rack's uplink; the team gives the
+ * nodes and racks, so the model's choice is the engine's. */
+void loom_sim_config(const loom_sim_model_t *m, loom_coll_config_t *cfg);
+
 /* The prediction of one algorithm of coll (0, auto: Loom's choice) at one
  * point. */
 loom_status_t loom_sim_predict(const loom_sim_coll_t *coll, const loom_sim_model_t *model, int p,
