@@ -24,7 +24,7 @@ cd "$src" || exit 2
 table=docs/LAYERS.md
 [ -r "$table" ] || { echo "check-layers: cannot read $table" >&2; exit 2; }
 if [ -d .git ] || git rev-parse --git-dir >/dev/null 2>&1; then
-    files=$(git ls-files '*.c' '*.h')
+    files=$(git ls-files --cached --others --exclude-standard '*.c' '*.h')
 else
     # A tarball (make distcheck): every source file but the generated ones.
     files=$(find . -name '*.[ch]' ! -name config.h ! -path './autom4te.cache/*' | sed 's|^\./||' | sort)

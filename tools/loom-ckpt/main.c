@@ -11,151 +11,84 @@
  * Exit status: 0 done (verify: valid), 1 invalid or failed, 2 bad usage.
  * Read-only except export, which writes FILE, and gc.  "New" chunks are those the
  * previous committed step does not hold: what that save had to write.
+ * Built on libloom-ckpt's public inspection API (loom/ckpt_inspect.h) alone.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "ckpt/chunks.h"
-#include "ckpt/context.h"
-#include "common/log.h"
+#include <loom/ckpt_inspect.h>
 
-typedef struct step_view {
-    uint64_t step, nranks, chunk_size;
-    loom_ckpt_manifest_t *ms;
-    loom_ckpt_chunk_ref_t *hashes;   /* every chunk once, sorted by hash */
-    size_t nhashes;
-} step_view_t;
-
-static int cmp_hash(const void *a, const void *b)
+/* Opens step in dir; a step that is not committed is named. */
+static loom_ckpt_view_t *view_open(loom_ckpt_dir_t *dir, const char *path, uint64_t step)
 {
-    return strcmp(((const loom_ckpt_chunk_ref_t *)a)->hash,
-                  ((const loom_ckpt_chunk_ref_t *)b)->hash);
-}
+    loom_ckpt_view_t *v;
+    loom_status_t st = loom_ckpt_view_open(dir, step, &v);
 
-static void view_free(step_view_t *v)
-{
-    for (uint64_t r = 0; v->ms != NULL && r < v->nranks; r++) {
-        loom_ckpt_manifest_free(&v->ms[r]);
-    }
-    free(v->ms);
-    free(v->hashes);
-    memset(v, 0, sizeof(*v));
-}
-
-static loom_status_t view_load(const loom_ckpt_t *ck, uint64_t step,
-                               step_view_t *v)
-{
-    memset(v, 0, sizeof(*v));
-    v->step = step;
-    loom_status_t st = loom_ckpt_read_commit(ck, step, &v->nranks, &v->chunk_size);
     if (st == LOOM_ERR_NOT_FOUND) {
-        fprintf(stderr, "loom-ckpt: step %" PRIu64 " is not committed in %s\n",
-                step, ck->dir);
+        fprintf(stderr, "loom-ckpt: step %" PRIu64 " is not committed in %s\n", step, path);
     }
-    if (st != LOOM_OK) {
-        return st;
-    }
-    if ((v->ms = calloc(v->nranks, sizeof(*v->ms))) == NULL) {
-        return LOOM_ERR_NO_MEMORY;
-    }
-    st = loom_ckpt_read_manifests(ck, step, v->nranks, v->chunk_size, v->ms);
-    size_t n = 0;
-    for (uint64_t r = 0; st == LOOM_OK && r < v->nranks; r++) {
-        for (size_t g = 0; g < v->ms[r].nregions; g++) {
-            n += v->ms[r].regions[g].nchunks;
-        }
-    }
-    if (st == LOOM_OK && (v->hashes = malloc((n ? n : 1) * sizeof(*v->hashes))) == NULL) {
-        st = LOOM_ERR_NO_MEMORY;
-    }
-    for (uint64_t r = 0; st == LOOM_OK && r < v->nranks; r++) {
-        for (size_t g = 0; g < v->ms[r].nregions; g++) {
-            const loom_ckpt_mregion_t *reg = &v->ms[r].regions[g];
-            for (size_t c = 0; c < reg->nchunks; c++) {
-                v->hashes[v->nhashes++] = reg->chunks[c];
-            }
-        }
-    }
-    if (st == LOOM_OK) {
-        qsort(v->hashes, v->nhashes, sizeof(*v->hashes), cmp_hash);
-        size_t u = 0;
-        for (size_t i = 0; i < v->nhashes; i++) {
-            if (u == 0 || strcmp(v->hashes[u - 1].hash, v->hashes[i].hash) != 0) {
-                v->hashes[u++] = v->hashes[i];
-            }
-        }
-        v->nhashes = u;
-    } else {
-        view_free(v);
-    }
-    return st;
-}
-
-static int view_has(const step_view_t *v, const char *hash)
-{
-    loom_ckpt_chunk_ref_t key;
-    snprintf(key.hash, sizeof(key.hash), "%s", hash);
-    return v != NULL && v->hashes != NULL &&
-           bsearch(&key, v->hashes, v->nhashes, sizeof(*v->hashes), cmp_hash) != NULL;
+    return st == LOOM_OK ? v : NULL;
 }
 
 /* Bytes and count of v's chunks (each counted once) that prev does not
  * hold, and the bytes of all of them. */
-static void count_new(const step_view_t *v, const step_view_t *prev,
+static void count_new(const loom_ckpt_view_t *v, const loom_ckpt_view_t *prev,
                       uint64_t *chunks_p, uint64_t *bytes_p, uint64_t *total_p)
 {
+    loom_ckpt_chunk_info_t ch;
+
     *chunks_p = *bytes_p = *total_p = 0;
-    for (size_t i = 0; i < v->nhashes; i++) {
-        *total_p += v->hashes[i].len;
-        if (!view_has(prev, v->hashes[i].hash)) {
+    for (size_t i = 0; i < loom_ckpt_view_nunique(v); i++) {
+        loom_ckpt_view_unique(v, i, &ch);
+        *total_p += ch.len;
+        if (!loom_ckpt_view_has(prev, ch.hash)) {
             *chunks_p += 1;
-            *bytes_p += v->hashes[i].len;
+            *bytes_p += ch.len;
         }
     }
 }
 
-static int cmd_list(loom_ckpt_t *ck)
+static int cmd_list(loom_ckpt_dir_t *dir, const char *path)
 {
     uint64_t *steps;
     size_t n;
-    if (loom_ckpt_list(ck, &steps, &n) != LOOM_OK) {
+    if (loom_ckpt_dir_steps(dir, &steps, &n) != LOOM_OK) {
         return 1;
     }
     printf("%-12s %6s %8s %14s %10s %14s\n", "step", "ranks", "regions",
            "bytes", "new chunks", "new bytes");
-    step_view_t prev = { 0 }, cur;
+    loom_ckpt_view_t *prev = NULL, *cur;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        if (view_load(ck, steps[i], &cur) != LOOM_OK) {
+        if ((cur = view_open(dir, path, steps[i])) == NULL) {
             printf("%-12" PRIu64 " unreadable (run verify)\n", steps[i]);
             rc = 1;
             continue;
         }
         uint64_t nc, nb, total;
-        count_new(&cur, i > 0 && prev.ms ? &prev : NULL, &nc, &nb, &total);
+        count_new(cur, prev, &nc, &nb, &total);
         printf("%-12" PRIu64 " %6" PRIu64 " %8zu %14" PRIu64 " %10" PRIu64
-               " %14" PRIu64 "\n", cur.step, cur.nranks, cur.ms[0].nregions,
-               total, nc, nb);
-        view_free(&prev);
+               " %14" PRIu64 "\n", steps[i], loom_ckpt_view_nranks(cur),
+               loom_ckpt_view_nregions(cur, 0), total, nc, nb);
+        loom_ckpt_view_close(prev);
         prev = cur;
     }
-    view_free(&prev);
+    loom_ckpt_view_close(prev);
     free(steps);
     return rc;
 }
 
 /* The committed step before `step`, or 0 with *found_p = 0. */
-static uint64_t previous_step(loom_ckpt_t *ck, uint64_t step, int *found_p)
+static uint64_t previous_step(loom_ckpt_dir_t *dir, uint64_t step, int *found_p)
 {
     uint64_t *steps, prev = 0;
     size_t n;
     *found_p = 0;
-    if (loom_ckpt_list(ck, &steps, &n) == LOOM_OK) {
+    if (loom_ckpt_dir_steps(dir, &steps, &n) == LOOM_OK) {
         for (size_t i = 0; i < n && steps[i] < step; i++) {
             prev = steps[i];
             *found_p = 1;
@@ -165,45 +98,46 @@ static uint64_t previous_step(loom_ckpt_t *ck, uint64_t step, int *found_p)
     return prev;
 }
 
-static int cmd_show(loom_ckpt_t *ck, uint64_t step)
+static int cmd_show(loom_ckpt_dir_t *dir, const char *path, uint64_t step)
 {
-    step_view_t v, p;
+    loom_ckpt_view_t *v = view_open(dir, path, step), *p = NULL;
+    loom_ckpt_region_info_t reg;
+    loom_ckpt_chunk_info_t ch;
     int have_prev;
-    if (view_load(ck, step, &v) != LOOM_OK) {
+    if (v == NULL) {
         return 1;
     }
-    uint64_t ps = previous_step(ck, step, &have_prev);
-    if (have_prev && view_load(ck, ps, &p) != LOOM_OK) {
+    uint64_t ps = previous_step(dir, step, &have_prev);
+    if (have_prev && (p = view_open(dir, path, ps)) == NULL) {
         have_prev = 0;
     }
     printf("step %" PRIu64 ": %" PRIu64 " ranks, %" PRIu64 "-byte chunks",
-           step, v.nranks, v.chunk_size);
+           step, loom_ckpt_view_nranks(v), loom_ckpt_view_chunk_size(v));
     if (have_prev) {
         printf(", compared with step %" PRIu64, ps);
     }
     printf("\n%-6s %-24s %-10s %14s %14s %8s %8s\n", "rank", "region", "layout",
            "bytes", "global offset", "chunks", "new");
-    for (uint64_t r = 0; r < v.nranks; r++) {
-        for (size_t g = 0; g < v.ms[r].nregions; g++) {
-            const loom_ckpt_mregion_t *reg = &v.ms[r].regions[g];
+    for (uint64_t r = 0; r < loom_ckpt_view_nranks(v); r++) {
+        for (size_t g = 0; g < loom_ckpt_view_nregions(v, r); g++) {
+            loom_ckpt_view_region(v, r, g, &reg);
             size_t fresh = 0;
-            for (size_t c = 0; c < reg->nchunks; c++) {
-                fresh += !view_has(have_prev ? &p : NULL, reg->chunks[c].hash);
+            for (size_t c = 0; c < reg.nchunks; c++) {
+                loom_ckpt_view_chunk(v, r, g, c, &ch);
+                fresh += !loom_ckpt_view_has(p, ch.hash);
             }
             printf("%-6" PRIu64 " %-24s %-10s %14" PRIu64 " %14" PRIu64
-                   " %8zu %8zu\n", r, reg->name,
-                   reg->layout == LOOM_CKPT_SHARDED ? "sharded" : "replicated",
-                   reg->size, reg->global_offset, reg->nchunks, fresh);
+                   " %8zu %8zu\n", r, reg.name,
+                   reg.layout == LOOM_CKPT_SHARDED ? "sharded" : "replicated",
+                   reg.size, reg.global_offset, reg.nchunks, fresh);
         }
     }
     uint64_t nc, nb, total;
-    count_new(&v, have_prev ? &p : NULL, &nc, &nb, &total);
+    count_new(v, p, &nc, &nb, &total);
     printf("unique bytes %" PRIu64 ", new chunks %" PRIu64 " (%" PRIu64
            " bytes), reused %" PRIu64 " bytes\n", total, nc, nb, total - nb);
-    view_free(&v);
-    if (have_prev) {
-        view_free(&p);
-    }
+    loom_ckpt_view_close(v);
+    loom_ckpt_view_close(p);
     return 0;
 }
 
@@ -221,51 +155,47 @@ static void progress(const char *what, size_t done, size_t total)
     }
 }
 
-static int verify_step(loom_ckpt_t *ck, uint64_t step, size_t *bad_p)
+static void verify_step(loom_ckpt_dir_t *dir, const char *path, uint64_t step, size_t *bad_p)
 {
-    step_view_t v;
-    if (view_load(ck, step, &v) != LOOM_OK) {
+    loom_ckpt_view_t *v = view_open(dir, path, step);
+    loom_ckpt_region_info_t reg;
+    if (v == NULL) {
         *bad_p += 1;
-        return 1;
+        return;
     }
     size_t total = 0, done = 0;
-    for (uint64_t r = 0; r < v.nranks; r++) {
-        for (size_t g = 0; g < v.ms[r].nregions; g++) {
-            total += v.ms[r].regions[g].nchunks;
+    for (uint64_t r = 0; r < loom_ckpt_view_nranks(v); r++) {
+        for (size_t g = 0; g < loom_ckpt_view_nregions(v, r); g++) {
+            loom_ckpt_view_region(v, r, g, &reg);
+            total += reg.nchunks;
         }
     }
-    for (uint64_t r = 0; r < v.nranks; r++) {
-        for (size_t g = 0; g < v.ms[r].nregions; g++) {
-            const loom_ckpt_mregion_t *reg = &v.ms[r].regions[g];
-            for (size_t c = 0; c < reg->nchunks; c++) {
-                char *buf = malloc(reg->chunks[c].len + 1);
-                if (buf == NULL || loom_ckpt_chunk_load(ck->io, ck->dir, &reg->chunks[c],
-                                                        reg->name, c, 0,
-                                                        reg->chunks[c].len,
-                                                        buf) != LOOM_OK) {
+    for (uint64_t r = 0; r < loom_ckpt_view_nranks(v); r++) {
+        for (size_t g = 0; g < loom_ckpt_view_nregions(v, r); g++) {
+            loom_ckpt_view_region(v, r, g, &reg);
+            for (size_t c = 0; c < reg.nchunks; c++) {
+                if (loom_ckpt_view_check_chunk(v, r, g, c) != LOOM_OK) {
                     *bad_p += 1;
                 }
-                free(buf);
                 progress("verify", ++done, total);
             }
         }
     }
-    view_free(&v);
-    return 0;
+    loom_ckpt_view_close(v);
 }
 
-static int cmd_verify(loom_ckpt_t *ck, int have_step, uint64_t step)
+static int cmd_verify(loom_ckpt_dir_t *dir, const char *path, int have_step, uint64_t step)
 {
     size_t bad = 0, nsteps = 1;
     if (have_step) {
-        verify_step(ck, step, &bad);
+        verify_step(dir, path, step, &bad);
     } else {
         uint64_t *steps;
-        if (loom_ckpt_list(ck, &steps, &nsteps) != LOOM_OK) {
+        if (loom_ckpt_dir_steps(dir, &steps, &nsteps) != LOOM_OK) {
             return 1;
         }
         for (size_t i = 0; i < nsteps; i++) {
-            verify_step(ck, steps[i], &bad);
+            verify_step(dir, path, steps[i], &bad);
         }
         free(steps);
     }
@@ -278,43 +208,54 @@ static int cmd_verify(loom_ckpt_t *ck, int have_step, uint64_t step)
     return 0;
 }
 
-static int cmd_diff(loom_ckpt_t *ck, uint64_t a, uint64_t b)
+static int cmd_diff(loom_ckpt_dir_t *dir, const char *path, uint64_t a, uint64_t b)
 {
-    step_view_t va, vb;
-    if (view_load(ck, a, &va) != LOOM_OK) {
+    loom_ckpt_view_t *va = view_open(dir, path, a), *vb;
+    loom_ckpt_region_info_t rb, ra;
+    loom_ckpt_chunk_info_t cb, ca;
+    if (va == NULL) {
         return 1;
     }
-    if (view_load(ck, b, &vb) != LOOM_OK) {
-        view_free(&va);
+    if ((vb = view_open(dir, path, b)) == NULL) {
+        loom_ckpt_view_close(va);
         return 1;
     }
     printf("%-6s %-24s %10s %10s %14s\n", "rank", "region", "chunks",
            "changed", "changed bytes");
-    for (uint64_t r = 0; r < vb.nranks; r++) {
-        for (size_t g = 0; g < vb.ms[r].nregions; g++) {
-            const loom_ckpt_mregion_t *rb = &vb.ms[r].regions[g];
-            const loom_ckpt_mregion_t *ra = NULL;
-            for (size_t q = 0; r < va.nranks && q < va.ms[r].nregions; q++) {
-                if (strcmp(va.ms[r].regions[q].name, rb->name) == 0) {
-                    ra = &va.ms[r].regions[q];
+    for (uint64_t r = 0; r < loom_ckpt_view_nranks(vb); r++) {
+        for (size_t g = 0; g < loom_ckpt_view_nregions(vb, r); g++) {
+            loom_ckpt_view_region(vb, r, g, &rb);
+            size_t qa = 0;
+            int found = 0;
+            for (size_t q = 0; r < loom_ckpt_view_nranks(va) && q < loom_ckpt_view_nregions(va, r); q++) {
+                loom_ckpt_view_region(va, r, q, &ra);
+                if (strcmp(ra.name, rb.name) == 0) {
+                    found = 1;
+                    qa = q;
                 }
+            }
+            if (found) {
+                loom_ckpt_view_region(va, r, qa, &ra);
             }
             size_t changed = 0;
             uint64_t bytes = 0;
-            for (size_t c = 0; c < rb->nchunks; c++) {
-                if (ra == NULL || c >= ra->nchunks ||
-                    strcmp(ra->chunks[c].hash, rb->chunks[c].hash) != 0) {
+            for (size_t c = 0; c < rb.nchunks; c++) {
+                loom_ckpt_view_chunk(vb, r, g, c, &cb);
+                if (found && c < ra.nchunks) {
+                    loom_ckpt_view_chunk(va, r, qa, c, &ca);
+                }
+                if (!found || c >= ra.nchunks || strcmp(ca.hash, cb.hash) != 0) {
                     changed++;
-                    bytes += rb->chunks[c].len;
+                    bytes += cb.len;
                 }
             }
             printf("%-6" PRIu64 " %-24s %10zu %10zu %14" PRIu64 "%s\n", r,
-                   rb->name, rb->nchunks, changed, bytes,
-                   ra == NULL ? "  (not in the first step)" : "");
+                   rb.name, rb.nchunks, changed, bytes,
+                   found ? "" : "  (not in the first step)");
         }
     }
-    view_free(&va);
-    view_free(&vb);
+    loom_ckpt_view_close(va);
+    loom_ckpt_view_close(vb);
     return 0;
 }
 
@@ -348,59 +289,34 @@ static int tar_entry(FILE *out, const char *name, const void *data, size_t len)
            fwrite(zero, 1, pad, out) == pad ? 0 : -1;
 }
 
-static int export_file(loom_ckpt_t *ck, FILE *out, const char *rel)
+static int cmd_export(loom_ckpt_dir_t *dir, const char *path, uint64_t step, const char *file)
 {
-    char path[4096];
-    void *buf;
-    size_t len;
-    snprintf(path, sizeof(path), "%s/%s", ck->dir, rel);
-    int rc = ck->io->read_all(ck->io->ctx, path, &buf, &len);
-    if (rc == -ENOENT && strncmp(rel, "chunks/", 7) == 0) {
-        /* The chunk may be stored compressed. */
-        char zrel[300];
-        snprintf(zrel, sizeof(zrel), "%s" LOOM_CKPT_ZST_SUFFIX, rel);
-        snprintf(path, sizeof(path), "%s/%s", ck->dir, zrel);
-        if ((rc = ck->io->read_all(ck->io->ctx, path, &buf, &len)) == 0) {
-            rc = tar_entry(out, zrel, buf, len);
-            free(buf);
-            return rc;
-        }
-    }
-    if (rc != 0) {
-        fprintf(stderr, "loom-ckpt: cannot read %s: %s\n", path, strerror(-rc));
-        return -1;
-    }
-    rc = tar_entry(out, rel, buf, len);
-    free(buf);
-    return rc;
-}
-
-static int cmd_export(loom_ckpt_t *ck, uint64_t step, const char *file)
-{
-    step_view_t v;
-    if (view_load(ck, step, &v) != LOOM_OK) {
+    loom_ckpt_view_t *v = view_open(dir, path, step);
+    if (v == NULL) {
         return 1;
     }
     FILE *out = fopen(file, "wb");
     if (out == NULL) {
         fprintf(stderr, "loom-ckpt: cannot create %s: %s\n", file, strerror(errno));
-        view_free(&v);
+        loom_ckpt_view_close(v);
         return 1;
     }
+    size_t nfiles = loom_ckpt_view_nfiles(v), nchunks = loom_ckpt_view_nunique(v);
+    size_t head = nfiles - nchunks;     /* the commit record and the manifests */
     char rel[256];
     int rc = 0;
-    snprintf(rel, sizeof(rel), "step-%020" PRIu64 "/COMMIT", step);
-    rc |= export_file(ck, out, rel);
-    for (uint64_t r = 0; r < v.nranks && rc == 0; r++) {
-        snprintf(rel, sizeof(rel), "step-%020" PRIu64 "/rank-%06" PRIu64 ".manifest",
-                 step, r);
-        rc |= export_file(ck, out, rel);
-    }
-    for (size_t i = 0; i < v.nhashes && rc == 0; i++) {
-        snprintf(rel, sizeof(rel), "chunks/%.2s/%s", v.hashes[i].hash,
-                 v.hashes[i].hash);
-        rc |= export_file(ck, out, rel);
-        progress("export", i + 1, v.nhashes);
+    for (size_t i = 0; i < nfiles && rc == 0; i++) {
+        void *buf;
+        size_t len;
+        if (loom_ckpt_view_read_file(v, i, rel, sizeof(rel), &buf, &len) != LOOM_OK) {
+            rc = -1;
+            break;
+        }
+        rc = tar_entry(out, rel, buf, len);
+        free(buf);
+        if (i >= head) {
+            progress("export", i + 1 - head, nchunks);
+        }
     }
     static const unsigned char zero[1024];
     if (fwrite(zero, 1, sizeof(zero), out) != sizeof(zero)) {
@@ -411,23 +327,23 @@ static int cmd_export(loom_ckpt_t *ck, uint64_t step, const char *file)
     }
     if (rc == 0) {
         printf("exported step %" PRIu64 " (%zu chunks) to %s; restore from it "
-               "with: mkdir D && tar -xf %s -C D\n", step, v.nhashes, file, file);
+               "with: mkdir D && tar -xf %s -C D\n", step, nchunks, file, file);
     }
-    view_free(&v);
+    loom_ckpt_view_close(v);
     return rc == 0 ? 0 : 1;
 }
 
 /* ------------------------------------------------------------ gc */
 
-static int cmd_gc(loom_ckpt_t *ck, unsigned keep, unsigned grace)
+static int cmd_gc(loom_ckpt_dir_t *dir, unsigned keep, unsigned grace)
 {
-    if (loom_ckpt_gc(ck, keep, grace, 1) != LOOM_OK) {
+    uint64_t steps, chunks;
+    if (loom_ckpt_dir_gc(dir, keep, grace, &steps, &chunks) != LOOM_OK) {
         return 1;
     }
     printf("deleted %" PRIu64 " committed step%s and %" PRIu64 " chunk%s no step "
            "refers to (spared: anything changed in the last %u s)\n",
-           ck->stats.steps_deleted, ck->stats.steps_deleted == 1 ? "" : "s",
-           ck->stats.chunks_deleted, ck->stats.chunks_deleted == 1 ? "" : "s", grace);
+           steps, steps == 1 ? "" : "s", chunks, chunks == 1 ? "" : "s", grace);
     return 0;
 }
 
@@ -479,50 +395,31 @@ static int parse_step(const char *s, uint64_t *step)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line from argv[i] on, cmd its first word, on the opened
+ * directory ck (at path dir). */
+static int run(loom_ckpt_dir_t *ck, const char *dir, const char *cmd, int argc, char **argv,
+               int i)
 {
-    const char *dir = getenv("LOOM_CKPT_DIR");
-    int i = 1;
-    if (i < argc && (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)) {
-        return usage(stdout, 0);
-    }
-    if (i + 1 < argc && strcmp(argv[i], "-d") == 0) {
-        dir = argv[i + 1];
-        i += 2;
-    }
-    if (dir == NULL || *dir == '\0') {
-        dir = ".";
-    }
-    if (i >= argc) {
-        return usage(stderr, 2);
-    }
-    const char *cmd = argv[i++];
     int nargs = argc - i;
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "loom-ckpt: %s is not a checkpoint directory\n", dir);
-        return 1;
-    }
-    loom_ckpt_t ck = { .dir = (char *)dir, .io = loom_ckpt_io_posix() };
     uint64_t a, b;
     if (strcmp(cmd, "list") == 0 && nargs == 0) {
-        return cmd_list(&ck);
+        return cmd_list(ck, dir);
     }
     if (strcmp(cmd, "show") == 0 && nargs == 1) {
-        return parse_step(argv[i], &a) ? 2 : cmd_show(&ck, a);
+        return parse_step(argv[i], &a) ? 2 : cmd_show(ck, dir, a);
     }
     if (strcmp(cmd, "verify") == 0 && nargs <= 1) {
         if (nargs == 1 && parse_step(argv[i], &a)) {
             return 2;
         }
-        return cmd_verify(&ck, nargs == 1, nargs == 1 ? a : 0);
+        return cmd_verify(ck, dir, nargs == 1, nargs == 1 ? a : 0);
     }
     if (strcmp(cmd, "diff") == 0 && nargs == 2) {
         return parse_step(argv[i], &a) || parse_step(argv[i + 1], &b)
-               ? 2 : cmd_diff(&ck, a, b);
+               ? 2 : cmd_diff(ck, dir, a, b);
     }
     if (strcmp(cmd, "export") == 0 && nargs == 2) {
-        return parse_step(argv[i], &a) ? 2 : cmd_export(&ck, a, argv[i + 1]);
+        return parse_step(argv[i], &a) ? 2 : cmd_export(ck, dir, a, argv[i + 1]);
     }
     if (strcmp(cmd, "gc") == 0) {
         unsigned keep = 0, grace = 3600;
@@ -541,9 +438,39 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
-        return cmd_gc(&ck, keep, grace);
+        return cmd_gc(ck, keep, grace);
     }
     fprintf(stderr, "loom-ckpt: unknown command or wrong arguments: '%s'; "
             "commands are list, show, verify, diff, export, gc\n", cmd);
     return usage(stderr, 2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = getenv("LOOM_CKPT_DIR");
+    int i = 1;
+    if (i < argc && (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)) {
+        return usage(stdout, 0);
+    }
+    if (i + 1 < argc && strcmp(argv[i], "-d") == 0) {
+        dir = argv[i + 1];
+        i += 2;
+    }
+    if (dir == NULL || *dir == '\0') {
+        dir = ".";
+    }
+    if (i >= argc) {
+        return usage(stderr, 2);
+    }
+    const char *cmd = argv[i++];
+    loom_ckpt_dir_t *ck;
+    loom_status_t st = loom_ckpt_dir_open(dir, &ck);
+    if (st != LOOM_OK) {
+        fprintf(stderr, "loom-ckpt: %s is not a checkpoint directory%s\n", dir,
+                st == LOOM_ERR_NOT_FOUND ? "" : " (out of memory)");
+        return 1;
+    }
+    int rc = run(ck, dir, cmd, argc, argv, i);
+    loom_ckpt_dir_close(ck);
+    return rc;
 }
