@@ -23,26 +23,16 @@
 #include "ckpt_memfs.h"
 #include "check_main.h"
 #include "log_capture.h"
-
-static char tmpdir[256];
+#include "tmp_dir.h"
 
 static void tmp_setup(void)
 {
-    snprintf(tmpdir, sizeof(tmpdir), "%s/loom-ckpt-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-                  struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
+    loom_tmp_dir_make("loom-ckpt");
 }
 
 static void tmp_teardown(void)
 {
-    nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    loom_tmp_dir_remove();
 }
 
 static void fill(unsigned char *p, size_t n, unsigned seed)

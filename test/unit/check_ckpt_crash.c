@@ -25,6 +25,7 @@
 #include "ckpt_memfs.h"
 #include "check_main.h"
 #include "common/log.h"
+#include "tmp_dir.h"
 
 enum { CHUNK = 64, A = 64 * 9 + 17, B = 130 };
 
@@ -205,22 +206,11 @@ END_TEST
 
 /* ------------------------------------------------------------ SIGKILL */
 
-static char tmpdir[256];
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-                  struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 START_TEST(test_sigkill_while_saving)
 {
     make_states();
     FILE *null = quiet();
-    snprintf(tmpdir, sizeof(tmpdir), "%s/loom-ckpt-kill-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    loom_tmp_dir_make("loom-ckpt-kill");
     srand((unsigned)time(NULL));
     uint64_t last_committed = 0;
     for (int round = 0; round < 12; round++) {
@@ -270,7 +260,7 @@ START_TEST(test_sigkill_while_saving)
         ck_assert_int_eq(memcmp(&got, &states[restored % 3], sizeof(got)), 0);
         last_committed = restored;
     }
-    nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    loom_tmp_dir_remove();
     loud(null);
 }
 END_TEST

@@ -6,35 +6,24 @@
  */
 #define _GNU_SOURCE /* nftw */
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <loom/ckpt.h>
 #include <loom/ckpt_inspect.h>
 
 #include "check_main.h"
-
-static char tmpdir[256];
+#include "tmp_dir.h"
 
 static void tmp_setup(void)
 {
-    snprintf(tmpdir, sizeof(tmpdir), "%s/loom-inspect-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
+    loom_tmp_dir_make("loom-inspect");
 }
 
 static void tmp_teardown(void)
 {
-    nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    loom_tmp_dir_remove();
 }
 
 /* Region a: 300 bytes in 64-byte chunks (5 chunks); region b: a copy of

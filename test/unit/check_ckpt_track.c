@@ -28,30 +28,20 @@
 #include "ckpt_memfs.h"
 #include "check_main.h"
 #include "log_capture.h"
+#include "tmp_dir.h"
 
 /* Whole pages per chunk, so that page-aligned regions are tracked exactly. */
 enum { PAGE = 4096, CHUNK = 4 * PAGE, NCHUNK = 32, SIZE = CHUNK * NCHUNK };
 
-static char tmpdir[256];
-
 static void tmp_setup(void)
 {
-    snprintf(tmpdir, sizeof(tmpdir), "%s/loom-track-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    loom_tmp_dir_make("loom-track");
     unsetenv("LOOM_CKPT_TRACK");
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-                  struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
 }
 
 static void tmp_teardown(void)
 {
-    nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    loom_tmp_dir_remove();
 }
 
 static unsigned char *state_alloc(size_t size, unsigned seed)
