@@ -52,6 +52,8 @@ struct loom_ckpt {
 int loom_ckpt_agree(loom_ckpt_t *ckpt, int ok);
 
 #define LOOM_CKPT_STEP_PREFIX "step-"
+/* The file whose presence in a step's directory makes the step committed. */
+#define LOOM_CKPT_COMMIT_NAME "COMMIT"
 
 /* The step a directory name "step-<20 digits>" stands for; 0 for any
  * other name (list, show and retention ignore those). */

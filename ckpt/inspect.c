@@ -247,7 +247,8 @@ loom_status_t loom_ckpt_view_read_file(const loom_ckpt_view_t *view, size_t i, c
     int n, rc;
 
     if (i == 0) {
-        n = snprintf(rel, size, LOOM_CKPT_STEP_PREFIX "%020" PRIu64 "/COMMIT", view->step);
+        n = snprintf(rel, size, LOOM_CKPT_STEP_PREFIX "%020" PRIu64 "/" LOOM_CKPT_COMMIT_NAME,
+                     view->step);
     } else if (i <= view->nranks) {
         n = snprintf(rel, size, LOOM_CKPT_STEP_PREFIX "%020" PRIu64 "/rank-%06" PRIu64
                      ".manifest", view->step, (uint64_t)(i - 1));
