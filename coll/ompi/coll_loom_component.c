@@ -494,17 +494,3 @@ int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threa
     }
     return mca_coll_loom_sum_create();
 }
-
-int mca_coll_loom_status_to_ompi(loom_status_t status)
-{
-    switch (status) {
-    case LOOM_OK:
-    case LOOM_INPROGRESS:        return OMPI_SUCCESS;
-    case LOOM_ERR_NO_MEMORY:     return OMPI_ERR_OUT_OF_RESOURCE;
-    case LOOM_ERR_INVALID_PARAM: return OMPI_ERR_BAD_PARAM;
-    case LOOM_ERR_UNSUPPORTED:   return OMPI_ERR_NOT_SUPPORTED;
-    case LOOM_ERR_TRUNCATED:     return MPI_ERR_TRUNCATE;
-    case LOOM_ERR_NOT_FOUND:     return OMPI_ERR_NOT_FOUND;
-    default:                     return OMPI_ERROR;
-    }
-}
