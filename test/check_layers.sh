@@ -23,11 +23,13 @@ src=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$src" || exit 2
 table=docs/LAYERS.md
 [ -r "$table" ] || { echo "check-layers: cannot read $table" >&2; exit 2; }
-if [ -d .git ] || git rev-parse --git-dir >/dev/null 2>&1; then
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
     files=$(git ls-files --cached --others --exclude-standard '*.c' '*.h')
 else
-    # A tarball (make distcheck): every source file but the generated ones.
-    files=$(find . -name '*.[ch]' ! -name config.h ! -path './autom4te.cache/*' | sed 's|^\./||' | sort)
+    # A tarball (make distcheck): every source file but the generated
+    # config.h, and nothing of distcheck's own build and install trees.
+    files=$(find . \( -path ./_build -o -path ./_inst -o -path ./autom4te.cache \) -prune -o \
+            -name '*.[ch]' ! -name config.h -print | sed 's|^\./||' | sort)
 fi
 
 # layer TAB grant TAB grant ... from the table's rows.
