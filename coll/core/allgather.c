@@ -46,7 +46,7 @@ static void loom_allgather_explain(loom_team_t *team, const loom_coll_args_t *ar
     char why[160];
 
     if (!loom_log_enabled(LOOM_LOG_INFO) ||
-        !loom_team_first_in_class_of(&team->explained_allgather, bytes)) {
+        !loom_team_first_in_class(team, LOOM_COLL_ALLGATHER, bytes)) {
         return;
     }
     if (ch->forced) {

@@ -40,7 +40,7 @@ static void loom_allreduce_explain(loom_team_t *team, const loom_coll_config_t *
 {
     char why[160];
 
-    if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class(team, bytes)) {
+    if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class(team, LOOM_COLL_ALLREDUCE, bytes)) {
         return;
     }
     if (ch->alg == LOOM_ALLREDUCE_REPRODUCIBLE) {

@@ -33,7 +33,7 @@ static void loom_bcast_explain(loom_team_t *team, size_t bytes,
     char why[160];
 
     if (!loom_log_enabled(LOOM_LOG_INFO) ||
-        !loom_team_first_in_class_of(&team->explained_bcast, bytes)) {
+        !loom_team_first_in_class(team, LOOM_COLL_BCAST, bytes)) {
         return;
     }
     if (ch->rule >= 0) {

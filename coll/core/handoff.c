@@ -1,10 +1,10 @@
 #include "handoff.h"
 #include "common/log.h"
 
-void loom_handoff_explain(loom_team_t *team, uint64_t *explained, const char *coll, int pair,
+void loom_handoff_explain(loom_team_t *team, loom_coll_kind_t id, const char *coll, int pair,
                           size_t threshold, size_t bytes)
 {
-    if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class_of(explained, bytes)) {
+    if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class(team, id, bytes)) {
         return;
     }
     loom_info("coll", "%s on context %u, %d ranks, %zu bytes (and this size "
@@ -13,9 +13,9 @@ void loom_handoff_explain(loom_team_t *team, uint64_t *explained, const char *co
               pair ? "_pair_handoff" : "_handoff", threshold);
 }
 
-void loom_shm_explain(loom_team_t *team, uint64_t *explained, const char *coll, size_t bytes)
+void loom_shm_explain(loom_team_t *team, loom_coll_kind_t id, const char *coll, size_t bytes)
 {
-    if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class_of(explained, bytes)) {
+    if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class(team, id, bytes)) {
         return;
     }
     loom_info("coll", "%s on context %u, %d ranks, %zu bytes (and this size "

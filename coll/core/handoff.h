@@ -51,15 +51,15 @@ static inline int loom_shm_applies(const loom_team_t *team, const loom_coll_conf
            bytes >= cfg->shm_min_bytes && bytes > 0;
 }
 
-/* At verbose level info, say once per size class of *explained that calls
- * of bytes go through the shared segment. */
-void loom_shm_explain(loom_team_t *team, uint64_t *explained, const char *coll, size_t bytes);
+/* At verbose level info, say once per size class of collective id on
+ * team that calls of bytes go through the shared segment. */
+void loom_shm_explain(loom_team_t *team, loom_coll_kind_t id, const char *coll, size_t bytes);
 
-/* At verbose level info, say once per size class of *explained (the
- * team's mask for coll, shared with the collective's own explain lines)
- * that calls of bytes go to the module below Loom, naming the setting
+/* At verbose level info, say once per size class of collective id on
+ * team (shared with the collective's own explain lines) that calls of
+ * bytes go to the module below Loom, naming the setting
  * (<coll>_pair_handoff where pair, else <coll>_handoff). */
-void loom_handoff_explain(loom_team_t *team, uint64_t *explained, const char *coll, int pair,
+void loom_handoff_explain(loom_team_t *team, loom_coll_kind_t id, const char *coll, int pair,
                           size_t threshold, size_t bytes);
 
 #endif

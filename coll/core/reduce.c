@@ -36,7 +36,7 @@ static void loom_reduce_explain(loom_team_t *team, size_t bytes,
     char why[160];
 
     if (!loom_log_enabled(LOOM_LOG_INFO) ||
-        !loom_team_first_in_class_of(&team->explained_reduce, bytes)) {
+        !loom_team_first_in_class(team, LOOM_COLL_REDUCE, bytes)) {
         return;
     }
     if (ch->alg == LOOM_REDUCE_REPRODUCIBLE && ch->forced) {

@@ -53,7 +53,7 @@ static void loom_reduce_scatter_explain(loom_team_t *team, const loom_coll_confi
     char why[160];
 
     if (!loom_log_enabled(LOOM_LOG_INFO) ||
-        !loom_team_first_in_class_of(&team->explained_reduce_scatter, bytes)) {
+        !loom_team_first_in_class(team, LOOM_COLL_REDUCE_SCATTER, bytes)) {
         return;
     }
     if (ch->forced && (int)ch->alg != cfg->reduce_scatter_algorithm) {

@@ -32,6 +32,7 @@
 #ifndef LOOM_RULES_H
 #define LOOM_RULES_H
 
+#include "coll_kind.h"
 #include "loom/status.h"
 
 #include <stddef.h>
@@ -39,15 +40,6 @@
 
 struct loom_coll_config;
 
-/* The collectives rules can name; value types of the engine's collectives. */
-typedef enum loom_coll_kind {
-    LOOM_COLL_ALLREDUCE = 0,
-    LOOM_COLL_BCAST,
-    LOOM_COLL_REDUCE,
-    LOOM_COLL_ALLGATHER,        /* and allgatherv */
-    LOOM_COLL_REDUCE_SCATTER,   /* and reduce_scatter_block */
-    LOOM_COLL_KIND_COUNT
-} loom_coll_kind_t;
 
 typedef struct loom_rule {
     loom_coll_kind_t    coll;

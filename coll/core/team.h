@@ -8,6 +8,7 @@
 #ifndef LOOM_TEAM_H
 #define LOOM_TEAM_H
 
+#include "coll_kind.h"
 #include "transport.h"
 
 #include <pthread.h>
@@ -51,11 +52,8 @@ typedef struct loom_team {
     uint32_t            next_seq;     /* sequence number of the next collective */
     struct loom_sched   *spare_scheds;/* finished schedules kept for reuse */
     pthread_mutex_t     spare_lock;   /* a request may finish on another thread */
-    uint64_t            explained;    /* allreduce size classes whose choice was printed */
-    uint64_t            explained_bcast;  /* the same for bcast */
-    uint64_t            explained_reduce; /* and reduce */
-    uint64_t            explained_allgather;      /* and allgather(v) */
-    uint64_t            explained_reduce_scatter; /* and reduce_scatter(_block) */
+    uint64_t            explained[LOOM_COLL_KIND_COUNT]; /* per collective, the size
+                                       * classes whose choice was printed */
 } loom_team_t;
 
 loom_status_t loom_team_create(const loom_team_params_t *params, loom_team_t **team_p);
@@ -68,25 +66,19 @@ static inline uint32_t loom_team_next_seq(loom_team_t *team)
     return team->next_seq++;
 }
 
-/* 1 the first time a message of this size class (floor of log2 of bytes)
- * is seen in *explained, a team's mask for one collective, so each
- * collective's choice is explained once per class. */
-static inline int loom_team_first_in_class_of(uint64_t *explained, size_t bytes)
+/* 1 the first time a call of coll in this size class (floor of log2 of
+ * bytes) is seen on team, so each collective's choice is explained once
+ * per class. */
+static inline int loom_team_first_in_class(loom_team_t *team, loom_coll_kind_t coll, size_t bytes)
 {
     int k = bytes == 0 ? 0 : 63 - __builtin_clzll((unsigned long long)bytes);
     uint64_t bit = (uint64_t)1 << k;
 
-    if (*explained & bit) {
+    if (team->explained[coll] & bit) {
         return 0;
     }
-    *explained |= bit;
+    team->explained[coll] |= bit;
     return 1;
-}
-
-/* The same for allreduce. */
-static inline int loom_team_first_in_class(loom_team_t *team, size_t bytes)
-{
-    return loom_team_first_in_class_of(&team->explained, bytes);
 }
 
 #endif

@@ -221,7 +221,7 @@ void mca_coll_loom_shm_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *o
  * 0: use messages.  forced: the settings or a rule chose an algorithm,
  * which then runs.  Says so once per size class of *explained at verbose
  * level info. */
-int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, uint64_t *explained, int forced,
+int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, loom_coll_kind_t id, int forced,
                            const loom_coll_args_t *args, mca_coll_loom_op_t *info,
                            mca_coll_loom_shm_run_t *run);
 
@@ -371,7 +371,7 @@ typedef struct mca_coll_loom_handoff {
     size_t                      threshold;  /* the setting's value at this call */
     size_t                      pair;       /* coll_loom_<coll>_pair_handoff, or 0 */
     mca_coll_loom_counters_t    *counters;  /* counts the hand-off */
-    uint64_t                    *explained; /* the team's explain mask for coll */
+    loom_coll_kind_t              id;         /* coll's, for the team's explain masks */
 } mca_coll_loom_handoff_t;
 
 /* The small-message hand-off, one rule for every collective the adapters
@@ -394,7 +394,7 @@ static inline int mca_coll_loom_hands_off(const mca_coll_loom_module_t *module,
     }
     mca_coll_loom_count(&rule->counters->handoffs, 1);
     if (loom_log_enabled(LOOM_LOG_INFO)) {
-        loom_handoff_explain(module->team, rule->explained, rule->coll,
+        loom_handoff_explain(module->team, rule->id, rule->coll,
                              threshold != rule->threshold, threshold, bytes);
     }
     return 1;

@@ -91,7 +91,7 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
             .coll = "allgather", .counters = n, .threshold = c->config.allgather_handoff,
             .pair = c->config.allgather_pair_handoff,
-            .explained = &module->team->explained_allgather }, total)) {
+            .id = LOOM_COLL_ALLGATHER }, total)) {
         return LOOM_ERR_UNSUPPORTED;
     }
     /* Layouts only matter to a call Loom takes; asking Open MPI about
@@ -154,7 +154,7 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     };
     if (shm_run != NULL) {
         loom_allgather_select(&c->config, module->team->size, total, &choice);
-        if (mca_coll_loom_shm_take(module, &module->team->explained_allgather, choice.forced,
+        if (mca_coll_loom_shm_take(module, LOOM_COLL_ALLGATHER, choice.forced,
                                    &args, info, shm_run)) {
             *owned_p = bytes;
             *stage_p = stage;

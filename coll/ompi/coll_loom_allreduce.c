@@ -61,7 +61,7 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
     if (!mca_coll_loom_reproducible(reduce_ctx) &&
         mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
             .coll = "allreduce", .threshold = c->config.allreduce_handoff, .counters = n,
-            .explained = &module->team->explained }, elems * esize)) {
+            .id = LOOM_COLL_ALLREDUCE }, elems * esize)) {
         return LOOM_ERR_UNSUPPORTED;
     }
     *info = (mca_coll_loom_op_t){
@@ -76,7 +76,7 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
     };
     if (shm_run != NULL && !args.reproducible && args.op.commutative) {
         loom_allreduce_select(&c->config, module->team->size, info->bytes, 1, &choice);
-        if (mca_coll_loom_shm_take(module, &module->team->explained, choice.forced, &args,
+        if (mca_coll_loom_shm_take(module, LOOM_COLL_ALLREDUCE, choice.forced, &args,
                                    info, shm_run)) {
             return LOOM_OK;
         }

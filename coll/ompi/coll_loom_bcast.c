@@ -51,7 +51,7 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
             .coll = "bcast", .threshold = c->config.bcast_handoff,
             .pair = c->config.bcast_pair_handoff, .counters = n,
-            .explained = &module->team->explained_bcast }, bytes)) {
+            .id = LOOM_COLL_BCAST }, bytes)) {
         return LOOM_ERR_UNSUPPORTED;
     }
     if (mca_coll_loom_flat_size(dtype) == 0) {
@@ -81,7 +81,7 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     };
     if (shm_run != NULL) {
         loom_bcast_select(&c->config, module->team->size, bytes, &choice);
-        if (mca_coll_loom_shm_take(module, &module->team->explained_bcast, choice.forced,
+        if (mca_coll_loom_shm_take(module, LOOM_COLL_BCAST, choice.forced,
                                    &args, info, shm_run)) {
             *stage_p = stage;
             return LOOM_OK;
@@ -131,7 +131,7 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
     if (!mca_coll_loom_reproducible(reduce_ctx) &&
         mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
             .coll = "reduce", .threshold = c->config.reduce_handoff, .counters = n,
-            .explained = &module->team->explained_reduce }, elems * esize)) {
+            .id = LOOM_COLL_REDUCE }, elems * esize)) {
         return LOOM_ERR_UNSUPPORTED;
     }
     *info = (mca_coll_loom_op_t){
@@ -146,7 +146,7 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
     };
     if (shm_run != NULL && !args.reproducible && args.op.commutative) {
         loom_reduce_select(&c->config, module->team->size, info->bytes, 1, &choice);
-        if (mca_coll_loom_shm_take(module, &module->team->explained_reduce, choice.forced,
+        if (mca_coll_loom_shm_take(module, LOOM_COLL_REDUCE, choice.forced,
                                    &args, info, shm_run)) {
             return LOOM_OK;
         }

@@ -58,7 +58,7 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     if (!mca_coll_loom_reproducible(reduce_ctx) &&
         mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
             .coll = "reduce_scatter", .threshold = c->config.reduce_scatter_handoff,
-            .counters = n, .explained = &module->team->explained_reduce_scatter },
+            .counters = n, .id = LOOM_COLL_REDUCE_SCATTER },
             elems * esize)) {
         return LOOM_ERR_UNSUPPORTED;
     }
@@ -87,7 +87,7 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     if (shm_run != NULL && !args.reproducible && args.op.commutative &&
         c->config.shm_slot / (size_t)p >= esize && !(args.in_place && counts != NULL)) {
         loom_reduce_scatter_select(&c->config, p, info->bytes, 1, &choice);
-        if (mca_coll_loom_shm_take(module, &module->team->explained_reduce_scatter,
+        if (mca_coll_loom_shm_take(module, LOOM_COLL_REDUCE_SCATTER,
                                    choice.forced, &args, info, shm_run)) {
             *owned_p = counts;
             return LOOM_OK;

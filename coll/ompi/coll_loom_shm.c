@@ -137,7 +137,7 @@ static loom_shm_t *loom_shm_attach_module(mca_coll_loom_module_t *module)
     return shm;
 }
 
-int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, uint64_t *explained, int forced,
+int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, loom_coll_kind_t id, int forced,
                            const loom_coll_args_t *args, mca_coll_loom_op_t *info,
                            mca_coll_loom_shm_run_t *run)
 {
@@ -155,7 +155,7 @@ int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, uint64_t *explained, 
             return 0;
         }
     }
-    loom_shm_explain(module->team, explained, info->coll, info->bytes);
+    loom_shm_explain(module->team, id, info->coll, info->bytes);
     run->shm = module->shm;
     run->args = *args;
     info->alg = "shm";

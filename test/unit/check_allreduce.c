@@ -477,13 +477,20 @@ START_TEST(test_team_size_classes)
     harness_t h;
 
     harness_init(&h, 2);
-    ck_assert(loom_team_first_in_class(h.teams[0], 0));
-    ck_assert(!loom_team_first_in_class(h.teams[0], 1));  /* 0 and 1: class 0 */
-    ck_assert(loom_team_first_in_class(h.teams[0], 4096));
-    ck_assert(!loom_team_first_in_class(h.teams[0], 8191));
-    ck_assert(loom_team_first_in_class(h.teams[0], 8192));
-    ck_assert(loom_team_first_in_class(h.teams[0], SIZE_MAX));
-    ck_assert(loom_team_first_in_class(h.teams[1], 4096));  /* per team */
+    ck_assert(loom_team_first_in_class(h.teams[0], LOOM_COLL_ALLREDUCE, 0));
+    ck_assert(!loom_team_first_in_class(h.teams[0], LOOM_COLL_ALLREDUCE, 1));  /* 0 and 1: class 0 */
+    ck_assert(loom_team_first_in_class(h.teams[0], LOOM_COLL_ALLREDUCE, 4096));
+    ck_assert(!loom_team_first_in_class(h.teams[0], LOOM_COLL_ALLREDUCE, 8191));
+    ck_assert(loom_team_first_in_class(h.teams[0], LOOM_COLL_ALLREDUCE, 8192));
+    ck_assert(loom_team_first_in_class(h.teams[0], LOOM_COLL_ALLREDUCE, SIZE_MAX));
+    ck_assert(loom_team_first_in_class(h.teams[1], LOOM_COLL_ALLREDUCE, 4096));  /* per team */
+    /* and per collective: bcast's classes are its own */
+    ck_assert(loom_team_first_in_class(h.teams[0], LOOM_COLL_BCAST, 4096));
+    ck_assert(!loom_team_first_in_class(h.teams[0], LOOM_COLL_BCAST, 4097));
+    ck_assert(!loom_team_first_in_class(h.teams[0], LOOM_COLL_ALLREDUCE, 4097));
+    for (int c = 0; c < LOOM_COLL_KIND_COUNT; ++c) {
+        ck_assert(loom_team_first_in_class(h.teams[1], (loom_coll_kind_t)c, 1 << 20));
+    }
     harness_fini(&h);
 }
 END_TEST
