@@ -335,7 +335,7 @@ static loom_status_t save_rank(loom_ckpt_t *ckpt, uint64_t step,
     if (st == LOOM_OK && !async) {
         st = loom_ckpt_chunk_sync_dirs(ckpt->io, ckpt->dir, dirty);
     }
-    snprintf(name, sizeof(name), "rank-%06" PRIu64 ".manifest", m->rank);
+    snprintf(name, sizeof(name), LOOM_CKPT_MANIFEST_FMT, m->rank);
     if (async) {
         /* Even after an error, so that the writer goes idle; it formats
          * the manifest once it has hashed the staged chunks. */

@@ -6,6 +6,7 @@
 #define LOOM_CKPT_CONTEXT_H
 
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 
 #include <loom/ckpt.h>
@@ -54,6 +55,8 @@ int loom_ckpt_agree(loom_ckpt_t *ckpt, int ok);
 #define LOOM_CKPT_STEP_PREFIX "step-"
 /* The file whose presence in a step's directory makes the step committed. */
 #define LOOM_CKPT_COMMIT_NAME "COMMIT"
+/* A rank's manifest in a step's directory (printf format, the rank). */
+#define LOOM_CKPT_MANIFEST_FMT "rank-%06" PRIu64 ".manifest"
 
 /* The step a directory name "step-<20 digits>" stands for; 0 for any
  * other name (list, show and retention ignore those). */

@@ -242,39 +242,40 @@ size_t loom_ckpt_view_nfiles(const loom_ckpt_view_t *view)
 loom_status_t loom_ckpt_view_read_file(const loom_ckpt_view_t *view, size_t i, char *rel,
                                        size_t size, void **buf_p, size_t *len_p)
 {
-    const loom_ckpt_io_t *io = view->dir->ck.io;
-    char path[4096];
-    int n, rc;
+    const loom_ckpt_t *ck = &view->dir->ck;
+    const loom_ckpt_io_t *io = ck->io;
+    size_t skip = strlen(ck->dir) + 1;     /* the path less "dir/" is rel */
+    char path[4096], name[64];
+    int bad, rc;
 
+    /* The store's own path helpers, so the names are the ones it writes. */
     if (i == 0) {
-        n = snprintf(rel, size, LOOM_CKPT_STEP_PREFIX "%020" PRIu64 "/" LOOM_CKPT_COMMIT_NAME,
-                     view->step);
+        bad = loom_ckpt_step_path(ck, view->step, LOOM_CKPT_COMMIT_NAME, path, sizeof(path));
     } else if (i <= view->nranks) {
-        n = snprintf(rel, size, LOOM_CKPT_STEP_PREFIX "%020" PRIu64 "/rank-%06" PRIu64
-                     ".manifest", view->step, (uint64_t)(i - 1));
+        snprintf(name, sizeof(name), LOOM_CKPT_MANIFEST_FMT, (uint64_t)(i - 1));
+        bad = loom_ckpt_step_path(ck, view->step, name, path, sizeof(path));
     } else if (i - 1 - view->nranks < view->nuniq) {
-        const char *hash = view->uniq[i - 1 - view->nranks].hash;
-        n = snprintf(rel, size, "chunks/%.2s/%s", hash, hash);
+        bad = loom_ckpt_chunk_path(ck->dir, view->uniq[i - 1 - view->nranks].hash, 1, path,
+                                   sizeof(path) - sizeof(LOOM_CKPT_ZST_SUFFIX));
     } else {
         return LOOM_ERR_INVALID_PARAM;
     }
-    if (n < 0 || (size_t)n >= size ||
-        snprintf(path, sizeof(path), "%s/%s", view->dir->ck.dir, rel) >= (int)sizeof(path)) {
+    if (bad != 0 || strlen(path + skip) >= size) {
         return LOOM_ERR_INVALID_PARAM;
     }
     rc = io->read_all(io->ctx, path, buf_p, len_p);
     if (rc == -ENOENT && i > view->nranks) {
-        /* The chunk is stored compressed. */
-        if ((size_t)n + sizeof(LOOM_CKPT_ZST_SUFFIX) > size) {
+        /* The chunk is stored compressed (room for the suffix kept above). */
+        strcat(path, LOOM_CKPT_ZST_SUFFIX);
+        if (strlen(path + skip) >= size) {
             return LOOM_ERR_INVALID_PARAM;
         }
-        strcat(rel, LOOM_CKPT_ZST_SUFFIX);
-        snprintf(path, sizeof(path), "%s/%s", view->dir->ck.dir, rel);
         rc = io->read_all(io->ctx, path, buf_p, len_p);
     }
     if (rc != 0) {
         loom_error("ckpt", "cannot read %s: %s", path, strerror(-rc));
         return rc == -ENOENT ? LOOM_ERR_NOT_FOUND : LOOM_ERR_IO;
     }
+    strcpy(rel, path + skip);
     return LOOM_OK;
 }

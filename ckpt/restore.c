@@ -25,7 +25,7 @@ loom_status_t loom_ckpt_read_manifests(const loom_ckpt_t *ckpt, uint64_t step,
 {
     for (uint64_t r = 0; r < nranks; r++) {
         char name[64], path[4096];
-        snprintf(name, sizeof(name), "rank-%06" PRIu64 ".manifest", r);
+        snprintf(name, sizeof(name), LOOM_CKPT_MANIFEST_FMT, r);
         if (loom_ckpt_step_path(ckpt, step, name, path, sizeof(path)) != 0) {
             return LOOM_ERR_INVALID_PARAM;
         }
