@@ -14,19 +14,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Whether a call of bytes on team is handed off below threshold.  bytes
- * must be a quantity every rank computes alike (a type signature size, a
- * total over counts every rank passes), never a rank's own buffer layout:
- * then every rank decides the same and no rank waits for a peer that
- * handed the call off.  threshold 0 keeps every size in Loom. */
-static inline int loom_handoff_applies(const loom_team_t *team, size_t bytes,
-                                       size_t threshold)
-{
-    return team->num_nodes == 1 && bytes < threshold;
-}
-
-/* The threshold a collective hands off below on a team of size ranks:
- * its pair threshold on two ranks where that is larger, else its own.
+/* The bytes below which a call of collective id on team is handed off:
+ * the collective's coll_loom_<coll>_handoff, or on two ranks its
+ * <coll>_pair_handoff where that is larger (*pair_p says which); 0 on a
+ * team across nodes, so that Loom keeps every size there.  The settings
+ * are fixed once the job runs, so an adapter asks once per team and a
+ * call compares its bytes with one number.  Those bytes must be a
+ * quantity every rank computes alike (a type signature size, a total over
+ * counts every rank passes), never a rank's own buffer layout: then every
+ * rank decides the same and no rank waits for a peer that handed the call
+ * off.
+ *
  * Two ranks are a case of their own: every algorithm is then one
  * exchange, so Loom has no fewer steps to offer than the module below,
  * whose fast boxes carry a small exchange with lower latency than UCX.
@@ -35,10 +33,8 @@ static inline int loom_handoff_applies(const loom_team_t *team, size_t bytes,
  * 1 KiB call costs 1.6 to 1.9 times the module below's on two ranks,
  * while on four Loom's binomial tree takes 0.44 to 0.95 of its time from
  * 512 B (docs/benchmarks.md). */
-static inline size_t loom_handoff_threshold(int size, size_t threshold, size_t pair)
-{
-    return size == 2 && pair > threshold ? pair : threshold;
-}
+size_t loom_handoff_limit(const loom_coll_config_t *cfg, const loom_team_t *team,
+                          loom_coll_kind_t id, int *pair_p);
 
 /* Whether a blocking call of bytes on team goes through the node's shared
  * segment (shm.h): the same kind of decision as the hand-off, on inputs

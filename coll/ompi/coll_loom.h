@@ -91,6 +91,10 @@ typedef struct mca_coll_loom_module {
     mca_coll_base_module_t              super;
     ompi_communicator_t                 *comm;
     loom_team_t                         *team;
+    /* Per collective: calls of fewer bytes go below (loom_handoff_limit,
+     * 0 without a team); bit id of handoff_pair: the pair setting gave it. */
+    size_t                              handoff_below[LOOM_COLL_KIND_COUNT];
+    unsigned                            handoff_pair;
     LOOM_PREVIOUS(mca_coll_base_module_allreduce_fn_t) previous_allreduce;
     LOOM_PREVIOUS(mca_coll_base_module_iallreduce_fn_t) previous_iallreduce;
     LOOM_PREVIOUS(mca_coll_base_module_allgather_fn_t) previous_allgather;
@@ -365,39 +369,43 @@ static inline loom_status_t mca_coll_loom_fallback(mca_coll_loom_counters_t *cou
     return LOOM_ERR_UNSUPPORTED;
 }
 
-/* One collective's small-message hand-off (coll_loom_handoff.c). */
+/* One collective's small-message hand-off. */
 typedef struct mca_coll_loom_handoff {
     const char                  *coll;      /* "bcast": the setting is coll_loom_bcast_handoff */
-    size_t                      threshold;  /* the setting's value at this call */
-    size_t                      pair;       /* coll_loom_<coll>_pair_handoff, or 0 */
     mca_coll_loom_counters_t    *counters;  /* counts the hand-off */
-    loom_coll_kind_t              id;         /* coll's, for the team's explain masks */
+    loom_coll_kind_t            id;         /* coll's: its limit, the team's explain masks */
 } mca_coll_loom_handoff_t;
 
 /* The small-message hand-off, one rule for every collective the adapters
  * take: on a communicator inside one node, a call below the collective's
  * coll_loom_<coll>_handoff goes to the module Open MPI selected before
  * Loom, whose shared-memory fast boxes have lower latency than UCX there.
- * Blocking and nonblocking forms follow the same rule: the decision rests
- * on bytes every rank computes alike (a type signature size or a total
- * over counts every rank passes), so a rank never waits in Loom for a peer
- * whose call went below.  Returns whether the call goes below; if so it is
- * counted and explained.  module must have a team.  Inline: a hand-off
- * call should cost next to nothing beyond the module below's. */
-static inline int mca_coll_loom_hands_off(const mca_coll_loom_module_t *module,
-                                          const mca_coll_loom_handoff_t *rule, size_t bytes)
+ * Blocking and nonblocking forms follow the same rule, on bytes every rank
+ * computes alike (loom_handoff_limit), so a rank never waits in Loom for a
+ * peer whose call went below.  The limit was worked out when the module
+ * joined the communicator and sits next to the functions below Loom: a
+ * call handed down between barriers finds the caches cold, and each
+ * further line the decision touched (the settings, the team) cost a miss
+ * the module below does not pay. */
+static inline int mca_coll_loom_small(const mca_coll_loom_module_t *module, loom_coll_kind_t id,
+                                      size_t bytes)
 {
-    size_t threshold = loom_handoff_threshold(module->team->size, rule->threshold, rule->pair);
+    return bytes < module->handoff_below[id];
+}
 
-    if (!loom_handoff_applies(module->team, bytes, threshold)) {
-        return 0;
-    }
+/* Count and explain a call mca_coll_loom_small sends below; returns
+ * LOOM_ERR_UNSUPPORTED, which sends it. */
+static inline loom_status_t mca_coll_loom_hand_off(const mca_coll_loom_module_t *module,
+                                                   const mca_coll_loom_handoff_t *rule,
+                                                   size_t bytes)
+{
     mca_coll_loom_count(&rule->counters->handoffs, 1);
     if (loom_log_enabled(LOOM_LOG_INFO)) {
         loom_handoff_explain(module->team, rule->id, rule->coll,
-                             threshold != rule->threshold, threshold, bytes);
+                             (int)(module->handoff_pair >> rule->id) & 1,
+                             module->handoff_below[rule->id], bytes);
     }
-    return 1;
+    return LOOM_ERR_UNSUPPORTED;
 }
 
 /* Staging (coll_loom_stage.c).  A stage for nblocks blocks (filled in by

@@ -88,11 +88,9 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     }
     /* Decided before anything is allocated: a small call handed down
      * costs its caller no more than the module below does. */
-    if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "allgather", .counters = n, .threshold = c->config.allgather_handoff,
-            .pair = c->config.allgather_pair_handoff,
-            .id = LOOM_COLL_ALLGATHER }, total)) {
-        return LOOM_ERR_UNSUPPORTED;
+    if (mca_coll_loom_small(module, LOOM_COLL_ALLGATHER, total)) {
+        return mca_coll_loom_hand_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "allgather", .counters = n, .id = LOOM_COLL_ALLGATHER }, total);
     }
     /* Layouts only matter to a call Loom takes; asking Open MPI about
      * them costs a handed-down call tens of nanoseconds. */

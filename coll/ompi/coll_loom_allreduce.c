@@ -58,11 +58,10 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
     /* The module below combines in its own order: a reproducible call
      * stays, or it would disagree with reduce and with larger sizes. */
-    if (!mca_coll_loom_reproducible(reduce_ctx) &&
-        mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "allreduce", .threshold = c->config.allreduce_handoff, .counters = n,
-            .id = LOOM_COLL_ALLREDUCE }, elems * esize)) {
-        return LOOM_ERR_UNSUPPORTED;
+    if (mca_coll_loom_small(module, LOOM_COLL_ALLREDUCE, elems * esize) &&
+        !mca_coll_loom_reproducible(reduce_ctx)) {
+        return mca_coll_loom_hand_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "allreduce", .counters = n, .id = LOOM_COLL_ALLREDUCE }, elems * esize);
     }
     *info = (mca_coll_loom_op_t){
         .coll = "allreduce", .bytes = elems * esize, .counters = n, .comm = module->comm,

@@ -48,11 +48,9 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     /* The signature's bytes, equal on every rank whatever its layout. */
     ompi_datatype_type_size(dtype, &size);
     bytes = (size_t)count * size;
-    if (mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "bcast", .threshold = c->config.bcast_handoff,
-            .pair = c->config.bcast_pair_handoff, .counters = n,
-            .id = LOOM_COLL_BCAST }, bytes)) {
-        return LOOM_ERR_UNSUPPORTED;
+    if (mca_coll_loom_small(module, LOOM_COLL_BCAST, bytes)) {
+        return mca_coll_loom_hand_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "bcast", .counters = n, .id = LOOM_COLL_BCAST }, bytes);
     }
     if (mca_coll_loom_flat_size(dtype) == 0) {
         int at_root = ompi_comm_rank(module->comm) == root;
@@ -128,11 +126,10 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
     /* A reproducible call stays: the module below combines in its own
      * order (see coll_loom_allreduce.c). */
-    if (!mca_coll_loom_reproducible(reduce_ctx) &&
-        mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "reduce", .threshold = c->config.reduce_handoff, .counters = n,
-            .id = LOOM_COLL_REDUCE }, elems * esize)) {
-        return LOOM_ERR_UNSUPPORTED;
+    if (mca_coll_loom_small(module, LOOM_COLL_REDUCE, elems * esize) &&
+        !mca_coll_loom_reproducible(reduce_ctx)) {
+        return mca_coll_loom_hand_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "reduce", .counters = n, .id = LOOM_COLL_REDUCE }, elems * esize);
     }
     *info = (mca_coll_loom_op_t){
         .coll = "reduce", .bytes = elems * esize, .counters = n, .comm = module->comm,

@@ -55,12 +55,11 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     ompi_datatype_type_size(reduce_ctx->dtype, &esize);
     /* A reproducible call stays: the module below combines in its own
      * order (see coll_loom_allreduce.c). */
-    if (!mca_coll_loom_reproducible(reduce_ctx) &&
-        mca_coll_loom_hands_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "reduce_scatter", .threshold = c->config.reduce_scatter_handoff,
-            .counters = n, .id = LOOM_COLL_REDUCE_SCATTER },
-            elems * esize)) {
-        return LOOM_ERR_UNSUPPORTED;
+    if (mca_coll_loom_small(module, LOOM_COLL_REDUCE_SCATTER, elems * esize) &&
+        !mca_coll_loom_reproducible(reduce_ctx)) {
+        return mca_coll_loom_hand_off(module, &(mca_coll_loom_handoff_t){
+            .coll = "reduce_scatter", .counters = n, .id = LOOM_COLL_REDUCE_SCATTER },
+            elems * esize);
     }
     if (rcounts != NULL) {
         counts = malloc(sizeof(size_t) * (size_t)p);

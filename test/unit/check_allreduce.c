@@ -448,25 +448,45 @@ START_TEST(test_allreduce_select_crossover)
 END_TEST
 
 /* Small messages inside one node go to the module below Loom; across nodes,
- * or with the setting at 0, Loom keeps every size (one rule for every
- * collective, here with allreduce's setting). */
-START_TEST(test_allreduce_hands_off)
+ * or with the setting at 0, Loom keeps every size.  One rule for every
+ * collective, each with its own settings; on two ranks the pair setting
+ * wins where it is larger. */
+START_TEST(test_handoff_limit)
 {
     loom_coll_config_t cfg = default_config();
     harness_t h;
+    int pair;
 
     harness_init(&h, 3);  /* no node keys: one node per rank */
-    ck_assert(!loom_handoff_applies(h.teams[0], 8, cfg.allreduce_handoff));
+    ck_assert_uint_eq(loom_handoff_limit(&cfg, h.teams[0], LOOM_COLL_ALLREDUCE, &pair), 0);
     h.teams[0]->num_nodes = 1;
     cfg.allreduce_handoff = 4096;
-    ck_assert(loom_handoff_applies(h.teams[0], 0, cfg.allreduce_handoff));
-    ck_assert(loom_handoff_applies(h.teams[0], 4095, cfg.allreduce_handoff));
-    ck_assert(!loom_handoff_applies(h.teams[0], 4096, cfg.allreduce_handoff));
+    cfg.reduce_handoff = 1000;
+    cfg.reduce_scatter_handoff = 3000;
+    cfg.bcast_handoff = 512;
+    cfg.bcast_pair_handoff = 2048;
+    cfg.allgather_handoff = 8192;
+    cfg.allgather_pair_handoff = 6144;
+    ck_assert_uint_eq(loom_handoff_limit(&cfg, h.teams[0], LOOM_COLL_ALLREDUCE, &pair), 4096);
+    ck_assert_int_eq(pair, 0);
+    ck_assert_uint_eq(loom_handoff_limit(&cfg, h.teams[0], LOOM_COLL_REDUCE, &pair), 1000);
+    ck_assert_uint_eq(loom_handoff_limit(&cfg, h.teams[0], LOOM_COLL_REDUCE_SCATTER, &pair),
+                      3000);
+    /* Three ranks: the pair settings do not apply. */
+    ck_assert_uint_eq(loom_handoff_limit(&cfg, h.teams[0], LOOM_COLL_BCAST, &pair), 512);
+    ck_assert_int_eq(pair, 0);
+    h.teams[0]->size = 2;
+    ck_assert_uint_eq(loom_handoff_limit(&cfg, h.teams[0], LOOM_COLL_BCAST, &pair), 2048);
+    ck_assert_int_eq(pair, 1);
+    /* A pair setting below the collective's own is not used. */
+    ck_assert_uint_eq(loom_handoff_limit(&cfg, h.teams[0], LOOM_COLL_ALLGATHER, &pair), 8192);
+    ck_assert_int_eq(pair, 0);
+    h.teams[0]->size = 3;
     h.teams[0]->num_nodes = 2;
-    ck_assert(!loom_handoff_applies(h.teams[0], 8, cfg.allreduce_handoff));
+    ck_assert_uint_eq(loom_handoff_limit(&cfg, h.teams[0], LOOM_COLL_BCAST, &pair), 0);
     h.teams[0]->num_nodes = 1;
     cfg.allreduce_handoff = 0;
-    ck_assert(!loom_handoff_applies(h.teams[0], 0, cfg.allreduce_handoff));
+    ck_assert_uint_eq(loom_handoff_limit(&cfg, h.teams[0], LOOM_COLL_ALLREDUCE, &pair), 0);
     harness_fini(&h);
 }
 END_TEST
@@ -535,7 +555,7 @@ int main(void)
     tcase_add_test(tc, test_allreduce_select);
     tcase_add_test(tc, test_allreduce_select_crossover);
     tcase_add_test(tc, test_allreduce_plan_rejects_bad_algorithm);
-    tcase_add_test(tc, test_allreduce_hands_off);
+    tcase_add_test(tc, test_handoff_limit);
     tcase_add_test(tc, test_team_size_classes);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, sweep);
