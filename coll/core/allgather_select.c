@@ -44,7 +44,7 @@ static double loom_ag_cost_ring(const loom_ag_cost_t *c, int p, double n)
 }
 
 void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_bytes,
-                           loom_allgather_choice_t *choice_p)
+                           int commutative, loom_choice_t *choice_p)
 {
     loom_ag_cost_t c = {
         .alpha = cfg->cost_alpha_ns * 1e-9,
@@ -56,14 +56,16 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
         [LOOM_ALLGATHER_BRUCK] = loom_ag_cost_bruck(&c, p, n),
         [LOOM_ALLGATHER_RING] = loom_ag_cost_ring(&c, p, n),
     };
-    loom_allgather_choice_t best = { .next_alg = LOOM_ALLGATHER_AUTO,
-                                     .next_cost_s = HUGE_VAL };
+    loom_choice_t best = { .next_alg = LOOM_ALLGATHER_AUTO,
+                           .next_cost_s = HUGE_VAL };
     const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_ALLGATHER,
                                                total_bytes, p);
     int alg;
 
+    (void)commutative;  /* nothing is reduced */
+
     if (cfg->allgather_algorithm != LOOM_ALLGATHER_AUTO) {
-        best.alg = (loom_allgather_alg_t)cfg->allgather_algorithm;
+        best.alg = cfg->allgather_algorithm;
         best.forced = 1;
     } else {
         /* On a tie the earlier (log-step) algorithm stays.  The
@@ -72,7 +74,7 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
         best.alg = LOOM_ALLGATHER_BRUCK;
         for (alg = LOOM_ALLGATHER_BRUCK + 1; alg <= LOOM_ALLGATHER_RING; ++alg) {
             if (cost[alg] < cost[best.alg]) {
-                best.alg = (loom_allgather_alg_t)alg;
+                best.alg = alg;
             }
         }
     }
@@ -80,13 +82,13 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
      * the choice so far and may set only the segment. */
     best.rule = loom_rules_find(cfg->rules, LOOM_COLL_ALLGATHER, total_bytes, p);
     if (rule != NULL && rule->alg != LOOM_ALLGATHER_AUTO) {
-        best.alg = (loom_allgather_alg_t)rule->alg;
+        best.alg = rule->alg;
         best.forced = 1;
     }
     best.cost_s = cost[best.alg];
     for (alg = LOOM_ALLGATHER_AUTO + 1; alg <= LOOM_ALLGATHER_RING; ++alg) {
         if (alg != (int)best.alg && cost[alg] < best.next_cost_s) {
-            best.next_alg = (loom_allgather_alg_t)alg;
+            best.next_alg = alg;
             best.next_cost_s = cost[alg];
         }
     }
@@ -103,13 +105,13 @@ void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_by
 /* Across nodes: the flat candidates priced with the class they meet, and
  * the hierarchical spread offered (cost_links.h). */
 void loom_allgather_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
-                                size_t total_bytes, loom_allgather_choice_t *choice_p)
+                                size_t total_bytes, int commutative, loom_choice_t *choice_p)
 {
     loom_cost_links_t links;
     loom_coll_config_t flat;
     const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
 
-    loom_allgather_select(use, team->size, total_bytes, choice_p);
+    loom_allgather_select(use, team->size, total_bytes, commutative, choice_p);
     if (use != cfg && !choice_p->forced && choice_p->rule < 0 && total_bytes > 0) {
         LOOM_COST_OFFER(choice_p, LOOM_ALLGATHER_HIER, 0,
                         loom_cost_spread_hier(&links, team, (double)total_bytes, 0));

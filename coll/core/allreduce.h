@@ -4,11 +4,15 @@
  * Each algorithm is a plan function in a file of its own that builds one
  * rank's schedule.  The choice is a function of the team size, the byte
  * count and the settings only: inputs every rank agrees on.
+ *
+ * Planned through its descriptor, loom_allreduce_collective (collective.h):
+ * loom_coll_plan(&loom_allreduce_collective, ...).
  */
 #ifndef LOOM_ALLREDUCE_H
 #define LOOM_ALLREDUCE_H
 
 #include "coll_config.h"
+#include "collective.h"
 #include "cost.h"
 #include "partition.h"
 #include "sched.h"
@@ -28,20 +32,7 @@ typedef enum loom_allreduce_alg {
 /* Names indexed by loom_allreduce_alg_t, NULL-terminated. */
 extern const char *const loom_allreduce_alg_names[];
 
-typedef loom_status_t (*loom_plan_fn_t)(const loom_coll_args_t *args,
-                                        loom_team_t *team, loom_sched_t **sched_p);
-
-/* One entry per algorithm, indexed by loom_allreduce_alg_t. */
-typedef struct loom_allreduce_algorithm {
-    const char      *name;
-    loom_plan_fn_t  plan;
-    int             noncommutative; /* reduces in rank order: any op works */
-    int             segmented;      /* honours args->seg_bytes and depth */
-    int             quadratic;      /* p(p-1) messages in all: the verifier's
-                                     * sweeps cover it up to 64 ranks */
-} loom_allreduce_algorithm_t;
-
-extern const loom_allreduce_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_COUNT];
+extern const loom_algorithm_t loom_allreduce_algorithms[LOOM_ALLREDUCE_ALG_COUNT];
 
 loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args,
                                        loom_team_t *team, loom_sched_t **sched_p);
@@ -78,35 +69,16 @@ int loom_fold_pre(loom_sched_t *sched, const loom_fold_t *fold, char *buf,
 void loom_fold_post(loom_sched_t *sched, const loom_fold_t *fold, char *buf,
                     size_t bytes, int dep);
 
-typedef struct loom_allreduce_choice {
-    loom_allreduce_alg_t    alg;
-    size_t                  seg_bytes;  /* 0: not segmented */
-    int                     depth;
-    int                     forced;     /* by a setting, not the cost model */
-    int                     rule;       /* index of the user rule that applied, or -1 */
-    double                  cost_s;     /* the model's estimate for alg */
-    loom_allreduce_alg_t    next_alg;   /* the cheapest other algorithm (AUTO: none) */
-    double                  next_cost_s;
-} loom_allreduce_choice_t;
-
 /* The algorithm, segment size and depth for bytes on p ranks: the cost
  * model's choice unless the settings force one (allreduce_select.c). */
 void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
-                           int commutative, loom_allreduce_choice_t *choice_p);
+                           int commutative, loom_choice_t *choice_p);
 
 /* The same for a team, whose nodes and racks the cost model sees
  * (cost_links.h): on more than one node the flat candidates are priced
  * with the links they cross, and the hierarchical allreduce competes. */
 void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                                 size_t bytes, int commutative,
-                                loom_allreduce_choice_t *choice_p);
-
-/* Select, then build the schedule of the chosen algorithm; the choice goes
- * to *choice_p when it is not NULL.  At verbose level info, the first call
- * of each size class on a team prints the choice and why.
- * LOOM_ERR_UNSUPPORTED means "hand this call to another implementation". */
-loom_status_t loom_allreduce_plan(const loom_coll_args_t *args, loom_team_t *team,
-                                  const loom_coll_config_t *cfg, loom_sched_t **sched_p,
-                                  loom_allreduce_choice_t *choice_p);
+                                loom_choice_t *choice_p);
 
 #endif

@@ -86,7 +86,7 @@ static double loom_cost_dbtree(const loom_cost_t *c, int p, double n, double seg
  * A rule naming an algorithm that cannot keep rank order leaves a
  * non-commutative op with the algorithm chosen so far. */
 static void loom_select_apply_rule(const loom_coll_config_t *cfg, int p, size_t bytes,
-                                   int commutative, loom_allreduce_choice_t *best)
+                                   int commutative, loom_choice_t *best)
 {
     const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_ALLREDUCE, bytes, p);
 
@@ -96,7 +96,7 @@ static void loom_select_apply_rule(const loom_coll_config_t *cfg, int p, size_t 
     best->rule = (int)(rule - cfg->rules->rule);
     if (rule->alg != LOOM_ALLREDUCE_AUTO &&
         (commutative || loom_allreduce_algorithms[rule->alg].noncommutative)) {
-        best->alg = (loom_allreduce_alg_t)rule->alg;
+        best->alg = rule->alg;
         best->forced = 1;
         best->seg_bytes = 0;
     }
@@ -106,12 +106,12 @@ static void loom_select_apply_rule(const loom_coll_config_t *cfg, int p, size_t 
 }
 
 void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
-                           int commutative, loom_allreduce_choice_t *choice_p)
+                           int commutative, loom_choice_t *choice_p)
 {
     loom_cost_t c = loom_cost_from_config(cfg);
     double n = (double)bytes;
     loom_cost_pick_t pick = loom_cost_pick_first(LOOM_ALLREDUCE_RD, 0, loom_cost_rd(&c, p, n));
-    loom_allreduce_choice_t best = { .forced = 0, .rule = -1 };
+    loom_choice_t best = { .forced = 0, .rule = -1 };
     size_t i, seg;
 
     if (cfg->allreduce_algorithm != LOOM_ALLREDUCE_AUTO) {
@@ -134,10 +134,10 @@ void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
             }
         }
     }
-    best.alg = (loom_allreduce_alg_t)pick.alg;
+    best.alg = pick.alg;
     best.seg_bytes = pick.seg_bytes;
     best.cost_s = pick.cost_s;
-    best.next_alg = (loom_allreduce_alg_t)pick.next_alg;
+    best.next_alg = pick.next_alg;
     best.next_cost_s = pick.next_cost_s;
     loom_select_apply_rule(cfg, p, bytes, commutative, &best);
     if (best.seg_bytes == 0 && loom_allreduce_algorithms[best.alg].segmented) {
@@ -154,7 +154,7 @@ void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
  * traffic meets (cost_links.h) and the hierarchical allreduce joins them
  * for commutative ops; a forced algorithm or a rule stays as it is. */
 void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
-                                size_t bytes, int commutative, loom_allreduce_choice_t *choice_p)
+                                size_t bytes, int commutative, loom_choice_t *choice_p)
 {
     loom_coll_config_t flat;
     loom_cost_links_t links;

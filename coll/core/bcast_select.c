@@ -39,15 +39,17 @@ static double loom_cost_bcast_scatter_allgather(const loom_cost_t *c, int p, dou
 }
 
 void loom_bcast_select(const loom_coll_config_t *cfg, int p, size_t bytes,
-                       loom_bcast_choice_t *choice_p)
+                       int commutative, loom_choice_t *choice_p)
 {
     loom_cost_t c = loom_cost_from_config(cfg);
     double n = (double)bytes;
     loom_cost_pick_t pick = loom_cost_pick_first(LOOM_BCAST_BINOMIAL, 0,
                                                  loom_cost_bcast_binomial(&c, p, n));
-    loom_bcast_choice_t best = { .forced = 0 };
+    loom_choice_t best = { .forced = 0 };
     const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_BCAST, bytes, p);
     size_t i;
+
+    (void)commutative;  /* nothing is reduced */
 
     if (cfg->bcast_algorithm != LOOM_BCAST_AUTO) {
         pick.alg = cfg->bcast_algorithm;
@@ -69,10 +71,10 @@ void loom_bcast_select(const loom_coll_config_t *cfg, int p, size_t bytes,
         pick.seg_bytes = 0;
         best.forced = 1;
     }
-    best.alg = (loom_bcast_alg_t)pick.alg;
+    best.alg = pick.alg;
     best.seg_bytes = pick.seg_bytes;
     best.cost_s = pick.cost_s;
-    best.next_alg = (loom_bcast_alg_t)pick.next_alg;
+    best.next_alg = pick.next_alg;
     best.next_cost_s = pick.next_cost_s;
     if (loom_bcast_algorithms[best.alg].segmented) {
         if (best.seg_bytes == 0) {
@@ -94,7 +96,7 @@ void loom_bcast_select(const loom_coll_config_t *cfg, int p, size_t bytes,
 /* Across nodes: the flat candidates priced with the class they meet, and
  * the hierarchical chains offered (cost_links.h). */
 void loom_bcast_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
-                            size_t bytes, loom_bcast_choice_t *choice_p)
+                            size_t bytes, int commutative, loom_choice_t *choice_p)
 {
     static const size_t segs[] = LOOM_COST_HIER_SEGMENTS;
     loom_cost_links_t links;
@@ -102,7 +104,7 @@ void loom_bcast_select_team(const loom_coll_config_t *cfg, const loom_team_t *te
     const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
     size_t i, seg;
 
-    loom_bcast_select(use, team->size, bytes, choice_p);
+    loom_bcast_select(use, team->size, bytes, commutative, choice_p);
     for (i = 0; use != cfg && !choice_p->forced && choice_p->rule < 0 && bytes > 0 &&
                 i < sizeof(segs) / sizeof(segs[0]); ++i) {
         seg = cfg->bcast_segment > 0 ? cfg->bcast_segment : segs[i];

@@ -75,7 +75,7 @@ double loom_cost_allreduce_hier(const loom_cost_links_t *links, const loom_team_
 
 /* A hierarchical candidate of cost t with segment seg offered to any
  * collective's choice (the fields alg, seg_bytes, cost_s, next_alg,
- * next_cost_s, alike in every *_choice_t): taken when cheaper, the flat
+ * next_cost_s of loom_choice_t): taken when cheaper, the flat
  * pick becoming the runner-up the verbose line names. */
 #define LOOM_COST_OFFER(choice, hier_alg, seg, t)                        \
     do {                                                                \

@@ -1,39 +1,14 @@
 #include "handoff.h"
+#include "collective.h"
 #include "common/log.h"
-
-/* A collective's two settings; pair 0 where it has none. */
-static void loom_handoff_settings(const loom_coll_config_t *cfg, loom_coll_kind_t id,
-                                  size_t *threshold_p, size_t *pair_p)
-{
-    *pair_p = 0;
-    switch (id) {
-    case LOOM_COLL_ALLREDUCE:
-        *threshold_p = cfg->allreduce_handoff;
-        break;
-    case LOOM_COLL_BCAST:
-        *threshold_p = cfg->bcast_handoff;
-        *pair_p = cfg->bcast_pair_handoff;
-        break;
-    case LOOM_COLL_REDUCE:
-        *threshold_p = cfg->reduce_handoff;
-        break;
-    case LOOM_COLL_ALLGATHER:
-        *threshold_p = cfg->allgather_handoff;
-        *pair_p = cfg->allgather_pair_handoff;
-        break;
-    case LOOM_COLL_REDUCE_SCATTER:
-    default:
-        *threshold_p = cfg->reduce_scatter_handoff;
-        break;
-    }
-}
 
 size_t loom_handoff_limit(const loom_coll_config_t *cfg, const loom_team_t *team,
                           loom_coll_kind_t id, int *pair_p)
 {
-    size_t threshold, pair;
+    const loom_collective_t *coll = loom_collectives[id];
+    size_t threshold = loom_coll_size_setting(cfg, coll->handoff);
+    size_t pair = loom_coll_size_setting(cfg, coll->pair_handoff);
 
-    loom_handoff_settings(cfg, id, &threshold, &pair);
     *pair_p = team->size == 2 && pair > threshold;
     if (team->num_nodes != 1) {
         return 0;

@@ -5,15 +5,19 @@
  * is reduced into the root's recvbuf; the other ranks' recvbuf is never
  * touched and may be NULL (working memory comes from the schedule's pool
  * scratch).  Non-commutative ops are reduced in rank order by every
- * algorithm here but the hierarchical one, which refuses them.  The choice depends on the team size, the byte count,
- * whether the op commutes and the settings only: inputs every rank agrees
- * on (the root does not matter to it).
+ * algorithm here but the hierarchical one, which refuses them.  The
+ * choice depends on the team size, the byte count, whether the op
+ * commutes and the settings only: inputs every rank agrees on (the root
+ * does not matter to it).
+ *
+ * Planned through its descriptor, loom_reduce_collective (collective.h):
+ * loom_coll_plan(&loom_reduce_collective, ...).
  */
 #ifndef LOOM_REDUCE_H
 #define LOOM_REDUCE_H
 
-#include "allreduce.h"      /* loom_plan_fn_t */
 #include "coll_config.h"
+#include "collective.h"
 #include "sched.h"
 
 /* Values go into message tags (LOOM_TAG_ALG_BITS); within reduce never
@@ -32,15 +36,7 @@ typedef enum loom_reduce_alg {
 /* Names indexed by loom_reduce_alg_t, NULL-terminated ("auto" first). */
 extern const char *const loom_reduce_alg_names[];
 
-/* One entry per algorithm, indexed by loom_reduce_alg_t. */
-typedef struct loom_reduce_algorithm {
-    const char      *name;
-    loom_plan_fn_t  plan;
-    int             noncommutative; /* reduces in rank order: any op works */
-    int             segmented;      /* honours args->seg_bytes */
-} loom_reduce_algorithm_t;
-
-extern const loom_reduce_algorithm_t loom_reduce_algorithms[LOOM_REDUCE_ALG_COUNT];
+extern const loom_algorithm_t loom_reduce_algorithms[LOOM_REDUCE_ALG_COUNT];
 
 loom_status_t loom_reduce_binomial_plan(const loom_coll_args_t *args, loom_team_t *team,
                                         loom_sched_t **sched_p);
@@ -53,33 +49,14 @@ loom_status_t loom_reduce_canonical_plan(const loom_coll_args_t *args, loom_team
 loom_status_t loom_reduce_hier_plan(const loom_coll_args_t *args, loom_team_t *team,
                                     loom_sched_t **sched_p);
 
-typedef struct loom_reduce_choice {
-    loom_reduce_alg_t   alg;
-    size_t              seg_bytes;  /* 0: not segmented */
-    int                 depth;      /* 0: the algorithm's default */
-    int                 forced;     /* by a setting or a rule, not the cost model */
-    int                 rule;       /* the user rule that decided (rules.h), -1: none */
-    double              cost_s;     /* the model's estimate for alg */
-    loom_reduce_alg_t   next_alg;   /* the cheapest other algorithm (AUTO: none) */
-    double              next_cost_s;
-} loom_reduce_choice_t;
-
 /* The algorithm for bytes on p ranks: the cost model's choice unless the
  * settings force one (reduce_select.c). */
 void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
-                        int commutative, loom_reduce_choice_t *choice_p);
+                        int commutative, loom_choice_t *choice_p);
 
 /* The same for a team whose nodes and racks the cost model sees: across
  * nodes the hierarchical reduce competes for commutative ops. */
 void loom_reduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
-                             size_t bytes, int commutative, loom_reduce_choice_t *choice_p);
-
-/* Select, then build the schedule of the chosen algorithm; the choice goes
- * to *choice_p when it is not NULL.  At verbose level info, the first call
- * of each size class on a team prints the choice and why.
- * LOOM_ERR_UNSUPPORTED means "hand this call to another implementation". */
-loom_status_t loom_reduce_plan(const loom_coll_args_t *args, loom_team_t *team,
-                               const loom_coll_config_t *cfg, loom_sched_t **sched_p,
-                               loom_reduce_choice_t *choice_p);
+                             size_t bytes, int commutative, loom_choice_t *choice_p);
 
 #endif

@@ -8,12 +8,15 @@
  * recvbuf and the result goes to its start.  The choice is a function of
  * the team size, the total byte count, whether the op commutes and the
  * settings only, the same on every rank.
+ *
+ * Planned through its descriptor, loom_reduce_scatter_collective (collective.h):
+ * loom_coll_plan(&loom_reduce_scatter_collective, ...).
  */
 #ifndef LOOM_REDUCE_SCATTER_H
 #define LOOM_REDUCE_SCATTER_H
 
-#include "allreduce.h"      /* loom_plan_fn_t */
 #include "coll_config.h"
+#include "collective.h"
 #include "sched.h"
 
 /* Values go into message tags (LOOM_TAG_ALG_BITS).  Sequence numbers keep
@@ -31,15 +34,7 @@ typedef enum loom_reduce_scatter_alg {
 /* Names indexed by loom_reduce_scatter_alg_t, NULL-terminated. */
 extern const char *const loom_reduce_scatter_alg_names[];
 
-typedef struct loom_reduce_scatter_algorithm {
-    const char      *name;
-    loom_plan_fn_t  plan;
-    int             noncommutative; /* reduces in rank order: any op works */
-    int             segmented;      /* honours args->seg_bytes and depth */
-} loom_reduce_scatter_algorithm_t;
-
-extern const loom_reduce_scatter_algorithm_t
-    loom_reduce_scatter_algorithms[LOOM_REDUCE_SCATTER_ALG_COUNT];
+extern const loom_algorithm_t loom_reduce_scatter_algorithms[LOOM_REDUCE_SCATTER_ALG_COUNT];
 
 loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
                                                loom_team_t *team, loom_sched_t **sched_p);
@@ -50,35 +45,17 @@ loom_status_t loom_reduce_scatter_canonical_plan(const loom_coll_args_t *args,
 loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
                                             loom_team_t *team, loom_sched_t **sched_p);
 
-typedef struct loom_reduce_scatter_choice {
-    loom_reduce_scatter_alg_t   alg;
-    size_t                      seg_bytes;  /* 0: not segmented */
-    int                         depth;
-    int                         forced;     /* by a setting or a rule, not the cost model */
-    int                         rule;       /* the user rule that decided (rules.h), -1: none */
-    double                      cost_s;     /* the model's estimate for alg */
-    loom_reduce_scatter_alg_t   next_alg;   /* the cheapest other algorithm (AUTO: none) */
-    double                      next_cost_s;
-} loom_reduce_scatter_choice_t;
-
 /* The algorithm, segment size and depth for total_bytes of input (the sum
  * over all blocks) on p ranks: the cost model's choice unless the settings
  * force one; a non-commutative op always gets one that reduces in rank
  * order (reduce_scatter_select.c). */
 void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t total_bytes,
-                                int commutative, loom_reduce_scatter_choice_t *choice_p);
+                                int commutative, loom_choice_t *choice_p);
 
 /* The same for a team whose nodes and racks the cost model sees: across
  * nodes the hierarchical reduce_scatter competes for commutative ops. */
 void loom_reduce_scatter_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                                      size_t total_bytes, int commutative,
-                                     loom_reduce_scatter_choice_t *choice_p);
-
-/* Select, then build the schedule of the chosen algorithm; the choice goes
- * to *choice_p when it is not NULL.  LOOM_ERR_UNSUPPORTED means "hand this
- * call to another implementation". */
-loom_status_t loom_reduce_scatter_plan(const loom_coll_args_t *args, loom_team_t *team,
-                                       const loom_coll_config_t *cfg, loom_sched_t **sched_p,
-                                       loom_reduce_scatter_choice_t *choice_p);
+                                     loom_choice_t *choice_p);
 
 #endif

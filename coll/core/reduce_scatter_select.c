@@ -70,7 +70,7 @@ static double loom_rs_cost_ring(const loom_rs_cost_t *c, int p, double n, double
 }
 
 void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t total_bytes,
-                                int commutative, loom_reduce_scatter_choice_t *choice_p)
+                                int commutative, loom_choice_t *choice_p)
 {
     loom_rs_cost_t c = {
         .alpha = cfg->cost_alpha_ns * 1e-9,
@@ -80,8 +80,8 @@ void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t tot
     double n = (double)total_bytes, t, ring = HUGE_VAL;
     double halving = loom_rs_cost_halving(&c, p, n);
     size_t i, ring_seg = 0;
-    loom_reduce_scatter_choice_t best = { .next_alg = LOOM_REDUCE_SCATTER_AUTO,
-                                          .next_cost_s = HUGE_VAL };
+    loom_choice_t best = { .next_alg = LOOM_REDUCE_SCATTER_AUTO,
+                           .next_cost_s = HUGE_VAL };
     const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_REDUCE_SCATTER,
                                                total_bytes, p);
 
@@ -97,7 +97,7 @@ void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t tot
         }
     }
     if (cfg->reduce_scatter_algorithm != LOOM_REDUCE_SCATTER_AUTO) {
-        best.alg = (loom_reduce_scatter_alg_t)cfg->reduce_scatter_algorithm;
+        best.alg = cfg->reduce_scatter_algorithm;
         best.forced = 1;
         if (!commutative && !loom_reduce_scatter_algorithms[best.alg].noncommutative) {
             best.alg = LOOM_REDUCE_SCATTER_HALVING;
@@ -108,7 +108,7 @@ void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t tot
     best.rule = loom_rules_find(cfg->rules, LOOM_COLL_REDUCE_SCATTER, total_bytes, p);
     if (rule != NULL && rule->alg != LOOM_REDUCE_SCATTER_AUTO &&
         (commutative || loom_reduce_scatter_algorithms[rule->alg].noncommutative)) {
-        best.alg = (loom_reduce_scatter_alg_t)rule->alg;
+        best.alg = rule->alg;
         best.forced = 1;
     }
     if (best.alg == LOOM_REDUCE_SCATTER_RING) {
@@ -138,7 +138,7 @@ void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t tot
  * the hierarchical spread offered for commutative ops (cost_links.h). */
 void loom_reduce_scatter_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                                      size_t total_bytes, int commutative,
-                                     loom_reduce_scatter_choice_t *choice_p)
+                                     loom_choice_t *choice_p)
 {
     loom_cost_links_t links;
     loom_coll_config_t flat;

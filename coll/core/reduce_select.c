@@ -59,13 +59,13 @@ static double loom_cost_reduce_chain(const loom_cost_t *c, int p, double n, doub
 }
 
 void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
-                        int commutative, loom_reduce_choice_t *choice_p)
+                        int commutative, loom_choice_t *choice_p)
 {
     loom_cost_t c = loom_cost_from_config(cfg);
     double n = (double)bytes;
     loom_cost_pick_t pick = loom_cost_pick_first(
         LOOM_REDUCE_BINOMIAL, 0, loom_cost_reduce_binomial(&c, p, n, commutative));
-    loom_reduce_choice_t best = { .forced = 0 };
+    loom_choice_t best = { .forced = 0 };
     const loom_rule_t *rule = loom_rules_match(cfg->rules, LOOM_COLL_REDUCE, bytes, p);
     size_t i, seg;
 
@@ -91,9 +91,9 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
         pick.alg = rule->alg;
         best.forced = 1;
     }
-    best.alg = (loom_reduce_alg_t)pick.alg;
+    best.alg = pick.alg;
     best.cost_s = pick.cost_s;
-    best.next_alg = (loom_reduce_alg_t)pick.next_alg;
+    best.next_alg = pick.next_alg;
     best.next_cost_s = pick.next_cost_s;
     best.seg_bytes = 0;
     if (loom_reduce_algorithms[best.alg].segmented) {
@@ -112,7 +112,7 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
 /* Across nodes: the flat candidates priced with the class they meet, and
  * the hierarchical chains offered for commutative ops (cost_links.h). */
 void loom_reduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
-                             size_t bytes, int commutative, loom_reduce_choice_t *choice_p)
+                             size_t bytes, int commutative, loom_choice_t *choice_p)
 {
     static const size_t segs[] = LOOM_COST_HIER_SEGMENTS;
     loom_cost_links_t links;

@@ -59,7 +59,7 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
     size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off;
     int rflat, sflat, in_place = (sbuf == MPI_IN_PLACE);
     mca_coll_loom_stage_t *stage = NULL;
-    loom_allgather_choice_t choice;
+    loom_choice_t choice;
     loom_coll_args_t args;
     loom_status_t status;
     char *data = rbuf;
@@ -151,7 +151,7 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
         .counts = bytes, .displs = offs,
     };
     if (shm_run != NULL) {
-        loom_allgather_select(&c->config, module->team->size, total, &choice);
+        loom_allgather_select(&c->config, module->team->size, total, 1, &choice);
         if (mca_coll_loom_shm_take(module, LOOM_COLL_ALLGATHER, choice.forced,
                                    &args, info, shm_run)) {
             *owned_p = bytes;
@@ -159,7 +159,8 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
             return LOOM_OK;
         }
     }
-    status = loom_allgather_plan(&args, module->team, &c->config, sched_p, &choice);
+    status = loom_coll_plan(&loom_allgather_collective, &args, module->team, &c->config, sched_p,
+                            &choice);
     if (status == LOOM_OK) {
         info->alg = loom_allgather_alg_names[choice.alg];
         info->alg_index = choice.alg;

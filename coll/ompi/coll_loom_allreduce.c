@@ -42,7 +42,7 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->allreduce;
-    loom_allreduce_choice_t choice;
+    loom_choice_t choice;
     loom_coll_args_t args;
     loom_status_t status;
     size_t elems, esize;
@@ -80,7 +80,8 @@ static loom_status_t loom_allreduce_prepare(const void *sbuf, void *rbuf, int co
             return LOOM_OK;
         }
     }
-    status = loom_allreduce_plan(&args, module->team, &c->config, sched_p, &choice);
+    status = loom_coll_plan(&loom_allreduce_collective, &args, module->team, &c->config, sched_p,
+                            &choice);
     if (status == LOOM_ERR_UNSUPPORTED) {
         (void)mca_coll_loom_fallback(n);
     } else if (status == LOOM_OK) {

@@ -32,7 +32,7 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->bcast;
     mca_coll_loom_stage_t *stage = NULL;
-    loom_bcast_choice_t choice;
+    loom_choice_t choice;
     loom_coll_args_t args;
     loom_status_t status;
     size_t size, bytes;
@@ -78,14 +78,15 @@ static loom_status_t loom_bcast_prepare(void *buf, int count, ompi_datatype_t *d
         .recvbuf = data, .count = bytes, .elem_size = 1, .root = root,
     };
     if (shm_run != NULL) {
-        loom_bcast_select(&c->config, module->team->size, bytes, &choice);
+        loom_bcast_select(&c->config, module->team->size, bytes, 1, &choice);
         if (mca_coll_loom_shm_take(module, LOOM_COLL_BCAST, choice.forced,
                                    &args, info, shm_run)) {
             *stage_p = stage;
             return LOOM_OK;
         }
     }
-    status = loom_bcast_plan(&args, module->team, &c->config, sched_p, &choice);
+    status = loom_coll_plan(&loom_bcast_collective, &args, module->team, &c->config, sched_p,
+                            &choice);
     if (status == LOOM_OK) {
         info->alg = loom_bcast_alg_names[choice.alg];
         info->alg_index = choice.alg;
@@ -110,7 +111,7 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->reduce;
-    loom_reduce_choice_t choice;
+    loom_choice_t choice;
     loom_coll_args_t args;
     loom_status_t status;
     size_t elems, esize;
@@ -148,7 +149,8 @@ static loom_status_t loom_reduce_prepare(const void *sbuf, void *rbuf, int count
             return LOOM_OK;
         }
     }
-    status = loom_reduce_plan(&args, module->team, &c->config, sched_p, &choice);
+    status = loom_coll_plan(&loom_reduce_collective, &args, module->team, &c->config, sched_p,
+                            &choice);
     if (status == LOOM_OK) {
         info->alg = loom_reduce_alg_names[choice.alg];
         info->alg_index = choice.alg;

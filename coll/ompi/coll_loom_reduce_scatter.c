@@ -31,7 +31,7 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_counters_t *n = &c->reduce_scatter;
     int p = ompi_comm_size(module->comm), i;
-    loom_reduce_scatter_choice_t choice;
+    loom_choice_t choice;
     size_t *counts = NULL, total = 0, elems, esize;
     loom_coll_args_t args;
     loom_status_t status;
@@ -92,7 +92,8 @@ static loom_status_t loom_reduce_scatter_prepare(const void *sbuf, void *rbuf, i
             return LOOM_OK;
         }
     }
-    status = loom_reduce_scatter_plan(&args, module->team, &c->config, sched_p, &choice);
+    status = loom_coll_plan(&loom_reduce_scatter_collective, &args, module->team, &c->config,
+                            sched_p, &choice);
     if (status == LOOM_OK) {
         info->alg = loom_reduce_scatter_alg_names[choice.alg];
         info->alg_index = choice.alg;

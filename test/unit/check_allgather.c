@@ -34,7 +34,7 @@ static loom_coll_config_t g_cfg;
 static loom_status_t plan_auto(const loom_coll_args_t *args, loom_team_t *team,
                                loom_sched_t **sched_p)
 {
-    return loom_allgather_plan(args, team, &g_cfg, sched_p, NULL);
+    return loom_coll_plan(&loom_allgather_collective, args, team, &g_cfg, sched_p, NULL);
 }
 
 static unsigned char value(int r, size_t byte, unsigned seed)
@@ -292,7 +292,7 @@ END_TEST
 START_TEST(test_select)
 {
     loom_coll_config_t cfg;
-    loom_allgather_choice_t ch, again;
+    loom_choice_t ch, again;
     size_t bytes;
     int p;
 
@@ -302,20 +302,20 @@ START_TEST(test_select)
     /* Small: the log-step algorithm; large: the ring. */
     /* (At 3 ranks both take 2 rounds and the ring, copying less, wins.) */
     for (p = 4; p <= 1024; p = p * 2 + 1) {
-        loom_allgather_select(&cfg, p, 8 * (size_t)p, &ch);
+        loom_allgather_select(&cfg, p, 8 * (size_t)p, 1, &ch);
         ck_assert_int_eq(ch.alg, LOOM_ALLGATHER_BRUCK);
         ck_assert_int_eq(ch.forced, 0);
         ck_assert(ch.cost_s > 0 && ch.next_alg == LOOM_ALLGATHER_RING &&
                   ch.next_cost_s >= ch.cost_s);
-        loom_allgather_select(&cfg, p, (size_t)p << 20, &ch);
+        loom_allgather_select(&cfg, p, (size_t)p << 20, 1, &ch);
         ck_assert_int_eq(ch.alg, LOOM_ALLGATHER_RING);
         ck_assert_int_eq(ch.next_alg, LOOM_ALLGATHER_BRUCK);
     }
     /* A pure function of (cfg, p, bytes): asked twice, the same answer. */
     for (p = 1; p <= 200; p += 13) {
         for (bytes = 0; bytes < (1u << 30); bytes = bytes * 3 + 1) {
-            loom_allgather_select(&cfg, p, bytes, &ch);
-            loom_allgather_select(&cfg, p, bytes, &again);
+            loom_allgather_select(&cfg, p, bytes, 1, &ch);
+            loom_allgather_select(&cfg, p, bytes, 1, &again);
             ck_assert(ch.alg == again.alg && ch.seg_bytes == again.seg_bytes &&
                       ch.depth == again.depth && ch.forced == again.forced &&
                       ch.cost_s == again.cost_s && ch.next_alg == again.next_alg);
@@ -325,12 +325,12 @@ START_TEST(test_select)
     /* Forced: taken as given, with the segment for the ring only. */
     cfg.allgather_algorithm = LOOM_ALLGATHER_RING;
     cfg.allgather_segment = 4096;
-    loom_allgather_select(&cfg, 16, 8, &ch);
+    loom_allgather_select(&cfg, 16, 8, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_ALLGATHER_RING);
     ck_assert_int_eq(ch.forced, 1);
     ck_assert_uint_eq(ch.seg_bytes, 4096);
     cfg.allgather_algorithm = LOOM_ALLGATHER_BRUCK;
-    loom_allgather_select(&cfg, 16, 1u << 30, &ch);
+    loom_allgather_select(&cfg, 16, 1u << 30, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_ALLGATHER_BRUCK);
     ck_assert_int_eq(ch.forced, 1);
     ck_assert_uint_eq(ch.seg_bytes, 0);
@@ -377,7 +377,8 @@ START_TEST(test_plan_rejects_bad_algorithm)
     harness_init(&h, 2);
     cfg.allgather_algorithm = LOOM_ALLGATHER_ALG_COUNT;
     loom_log_set_level((loom_log_level_t)-1);
-    ck_assert_int_eq(loom_allgather_plan(&args, h.teams[0], &cfg, &sched, NULL),
+    ck_assert_int_eq(loom_coll_plan(&loom_allgather_collective, &args, h.teams[0], &cfg, &sched,
+                                    NULL),
                      LOOM_ERR_INVALID_PARAM);
     loom_log_set_level(LOOM_LOG_WARN);
     ck_assert_ptr_null(sched);

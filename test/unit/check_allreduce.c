@@ -379,7 +379,7 @@ static loom_coll_config_t default_config(void)
 START_TEST(test_allreduce_select)
 {
     loom_coll_config_t cfg = default_config();
-    loom_allreduce_choice_t ch;
+    loom_choice_t ch;
     size_t bytes;
     int p;
 
@@ -423,7 +423,7 @@ END_TEST
  * the alpha-beta model says. */
 static size_t crossover(const loom_coll_config_t *cfg, int p)
 {
-    loom_allreduce_choice_t ch;
+    loom_choice_t ch;
     size_t bytes;
 
     for (bytes = 8; bytes <= (1u << 30); bytes *= 2) {
@@ -525,7 +525,8 @@ START_TEST(test_allreduce_plan_rejects_bad_algorithm)
     harness_init(&h, 2);
     cfg.allreduce_algorithm = LOOM_ALLREDUCE_ALG_COUNT;
     loom_log_set_level((loom_log_level_t)-1);
-    ck_assert_int_eq(loom_allreduce_plan(&args, h.teams[0], &cfg, &sched, NULL),
+    ck_assert_int_eq(loom_coll_plan(&loom_allreduce_collective, &args, h.teams[0], &cfg, &sched,
+                                    NULL),
                      LOOM_ERR_INVALID_PARAM);
     loom_log_set_level(LOOM_LOG_WARN);
     ck_assert_ptr_null(sched);

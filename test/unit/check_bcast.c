@@ -153,7 +153,7 @@ static loom_coll_config_t default_config(void)
 START_TEST(test_select)
 {
     loom_coll_config_t cfg = default_config();
-    loom_bcast_choice_t ch, again;
+    loom_choice_t ch, again;
     size_t bytes;
     int p;
 
@@ -161,35 +161,35 @@ START_TEST(test_select)
     ck_assert_uint_eq(cfg.bcast_segment, 0);
     /* Tiny: the fewest rounds, explained against a dearer runner-up. */
     for (p = 1; p <= 1024; p = p * 2 + 1) {
-        loom_bcast_select(&cfg, p, 8, &ch);
+        loom_bcast_select(&cfg, p, 8, 1, &ch);
         ck_assert_int_eq(ch.alg, LOOM_BCAST_BINOMIAL);
         ck_assert_int_eq(ch.forced, 0);
         ck_assert_uint_eq(ch.seg_bytes, 0);
     }
-    loom_bcast_select(&cfg, 16, 8, &ch);
+    loom_bcast_select(&cfg, 16, 8, 1, &ch);
     ck_assert(ch.cost_s > 0);
     ck_assert_int_ne(ch.next_alg, LOOM_BCAST_AUTO);
     ck_assert_int_ne(ch.next_alg, ch.alg);
     ck_assert(ch.next_cost_s >= ch.cost_s);
     /* Large: a bandwidth algorithm; the chain with a segment size. */
     for (p = 3; p <= 1024; p *= 2) {
-        loom_bcast_select(&cfg, p, 256u << 20, &ch);
+        loom_bcast_select(&cfg, p, 256u << 20, 1, &ch);
         ck_assert_msg(ch.alg == LOOM_BCAST_CHAIN || ch.alg == LOOM_BCAST_SCATTER_ALLGATHER,
                       "p=%d 256 MiB: %s", p, loom_bcast_alg_names[ch.alg]);
         ck_assert(ch.alg != LOOM_BCAST_CHAIN || ch.seg_bytes > 0);
     }
     /* Many ranks, large: the chain's p alphas lose to scatter + allgather
      * only when they outweigh n beta; at 4096 ranks and 16 MiB they do. */
-    loom_bcast_select(&cfg, 4096, 16u << 20, &ch);
+    loom_bcast_select(&cfg, 4096, 16u << 20, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_BCAST_SCATTER_ALLGATHER);
     /* Two ranks: nothing beats one message. */
-    loom_bcast_select(&cfg, 2, 64u << 20, &ch);
+    loom_bcast_select(&cfg, 2, 64u << 20, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_BCAST_BINOMIAL);
     /* Decisions depend on (p, bytes, settings) only. */
     for (p = 1; p <= 300; p += 13) {
         for (bytes = 0; bytes <= (64u << 20); bytes = bytes * 3 + 1) {
-            loom_bcast_select(&cfg, p, bytes, &ch);
-            loom_bcast_select(&cfg, p, bytes, &again);
+            loom_bcast_select(&cfg, p, bytes, 1, &ch);
+            loom_bcast_select(&cfg, p, bytes, 1, &again);
             ck_assert(ch.alg == again.alg && ch.seg_bytes == again.seg_bytes &&
                       ch.cost_s == again.cost_s && ch.next_alg == again.next_alg);
             ck_assert(ch.alg > LOOM_BCAST_AUTO && ch.alg < LOOM_BCAST_ALG_COUNT);
@@ -199,16 +199,16 @@ START_TEST(test_select)
     /* Forced: taken as given, with the segment setting for the chain. */
     cfg.bcast_algorithm = LOOM_BCAST_CHAIN;
     cfg.bcast_segment = 4096;
-    loom_bcast_select(&cfg, 16, 8, &ch);
+    loom_bcast_select(&cfg, 16, 8, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_BCAST_CHAIN);
     ck_assert_int_eq(ch.forced, 1);
     ck_assert_uint_eq(ch.seg_bytes, 4096);
     cfg.bcast_algorithm = LOOM_BCAST_SCATTER_ALLGATHER;
-    loom_bcast_select(&cfg, 16, 8, &ch);
+    loom_bcast_select(&cfg, 16, 8, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_BCAST_SCATTER_ALLGATHER);
     ck_assert_uint_eq(ch.seg_bytes, 0);
     cfg.bcast_algorithm = LOOM_BCAST_BINOMIAL;
-    loom_bcast_select(&cfg, 16, 1u << 30, &ch);
+    loom_bcast_select(&cfg, 16, 1u << 30, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_BCAST_BINOMIAL);
 }
 END_TEST
@@ -244,7 +244,7 @@ START_TEST(test_plan)
     loom_coll_config_t cfg = default_config();
     uint64_t buf[4][100];
     loom_coll_args_t args[4];
-    loom_bcast_choice_t ch;
+    loom_choice_t ch;
     loom_sched_t *sched = NULL;
     harness_t h;
     int r, i;
@@ -257,18 +257,21 @@ START_TEST(test_plan)
         args[r] = (loom_coll_args_t){ .recvbuf = buf[r], .count = 100, .elem_size = 8,
                                       .root = 2 };
     }
-    ck_assert_int_eq(loom_bcast_plan(&args[0], h.teams[0], &cfg, &sched, &ch), LOOM_OK);
+    ck_assert_int_eq(loom_coll_plan(&loom_bcast_collective, &args[0], h.teams[0], &cfg, &sched,
+                                    &ch), LOOM_OK);
     ck_assert_int_eq(sched->alg_id, (unsigned)ch.alg);
     ck_assert_int_eq(ch.alg, LOOM_BCAST_BINOMIAL);
     loom_sched_destroy(sched);
     sched = NULL;
     loom_log_set_level((loom_log_level_t)-1);
     cfg.bcast_algorithm = LOOM_BCAST_ALG_COUNT;
-    ck_assert_int_eq(loom_bcast_plan(&args[0], h.teams[0], &cfg, &sched, NULL),
+    ck_assert_int_eq(loom_coll_plan(&loom_bcast_collective, &args[0], h.teams[0], &cfg, &sched,
+                                    NULL),
                      LOOM_ERR_INVALID_PARAM);
     cfg.bcast_algorithm = LOOM_BCAST_AUTO;
     args[0].root = 4;
-    ck_assert_int_eq(loom_bcast_plan(&args[0], h.teams[0], &cfg, &sched, NULL),
+    ck_assert_int_eq(loom_coll_plan(&loom_bcast_collective, &args[0], h.teams[0], &cfg, &sched,
+                                    NULL),
                      LOOM_ERR_INVALID_PARAM);
     loom_log_set_level(LOOM_LOG_WARN);
     ck_assert_ptr_null(sched);

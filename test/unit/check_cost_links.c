@@ -172,7 +172,7 @@ START_TEST(test_select_team)
     loom_team_t *rr = make_team(8, rr_nodes, rr_racks);
     loom_team_t *uneven = make_team(7, uneven_nodes, uneven_racks);
     loom_team_t *single = make_team(4, one_node, NULL);
-    loom_allreduce_choice_t ch, flat;
+    loom_choice_t ch, flat;
     size_t big = 64u << 20;
 
     loom_allreduce_select_team(&cfg, block, big, 1, &ch);
@@ -218,7 +218,7 @@ START_TEST(test_select_hier_segment)
     loom_coll_config_t cfg = rig_config();
     loom_team_t *block = make_team(8, block_nodes, block_racks);
     loom_team_t *uneven = make_team(7, uneven_nodes, uneven_racks);
-    loom_allreduce_choice_t ch;
+    loom_choice_t ch;
 
     loom_allreduce_select_team(&cfg, block, 4u << 20, 1, &ch);
     ck_assert_int_eq(ch.alg, LOOM_ALLREDUCE_HIER);
@@ -289,20 +289,20 @@ START_TEST(test_select_team_others)
     loom_coll_config_t cfg = rig_config();
     loom_team_t *rr = make_team(8, rr_nodes, rr_racks);
     loom_team_t *single = make_team(4, one_node, NULL), *wide;
-    loom_bcast_choice_t bc;
-    loom_reduce_choice_t rc;
-    loom_allgather_choice_t ac;
-    loom_reduce_scatter_choice_t sc;
+    loom_choice_t bc;
+    loom_choice_t rc;
+    loom_choice_t ac;
+    loom_choice_t sc;
     size_t big = 64u << 20;
 
-    loom_bcast_select_team(&cfg, rr, big, &bc);
+    loom_bcast_select_team(&cfg, rr, big, 1, &bc);
     ck_assert_int_eq(bc.alg, LOOM_BCAST_HIER);
     ck_assert(bc.next_cost_s > bc.cost_s);
     loom_reduce_select_team(&cfg, rr, big, 1, &rc);
     ck_assert_int_eq(rc.alg, LOOM_REDUCE_HIER);
     loom_reduce_select_team(&cfg, rr, big, 0, &rc);
     ck_assert_int_ne(rc.alg, LOOM_REDUCE_HIER);
-    loom_allgather_select_team(&cfg, rr, big, &ac);
+    loom_allgather_select_team(&cfg, rr, big, 1, &ac);
     ck_assert_int_eq(ac.alg, LOOM_ALLGATHER_HIER);
     loom_reduce_scatter_select_team(&cfg, rr, big, 1, &sc);
     ck_assert_int_eq(sc.alg, LOOM_REDUCE_SCATTER_HIER);
@@ -316,18 +316,18 @@ START_TEST(test_select_team_others)
         wide_racks[r] = r / 16;
     }
     wide = make_team(32, wide_nodes, wide_racks);
-    loom_bcast_select_team(&cfg, wide, 8, &bc);
+    loom_bcast_select_team(&cfg, wide, 8, 1, &bc);
     ck_assert_int_eq(bc.alg, LOOM_BCAST_BINOMIAL);
     loom_team_destroy(wide);
-    loom_allgather_select_team(&cfg, rr, 64, &ac);
+    loom_allgather_select_team(&cfg, rr, 64, 1, &ac);
     ck_assert_int_ne(ac.alg, LOOM_ALLGATHER_HIER);
-    loom_bcast_select_team(&cfg, single, big, &bc);
+    loom_bcast_select_team(&cfg, single, big, 1, &bc);
     ck_assert_int_ne(bc.alg, LOOM_BCAST_HIER);
-    loom_allgather_select_team(&cfg, single, big, &ac);
+    loom_allgather_select_team(&cfg, single, big, 1, &ac);
     ck_assert_int_ne(ac.alg, LOOM_ALLGATHER_HIER);
 
     cfg.bcast_algorithm = LOOM_BCAST_BINOMIAL;
-    loom_bcast_select_team(&cfg, rr, big, &bc);
+    loom_bcast_select_team(&cfg, rr, big, 1, &bc);
     ck_assert_int_eq(bc.alg, LOOM_BCAST_BINOMIAL);
     loom_team_destroy(rr);
     loom_team_destroy(single);

@@ -258,7 +258,7 @@ static loom_coll_config_t default_config(void)
 START_TEST(test_select)
 {
     loom_coll_config_t cfg = default_config();
-    loom_reduce_choice_t ch, again;
+    loom_choice_t ch, again;
     size_t bytes;
     int p, comm;
 
@@ -374,7 +374,7 @@ START_TEST(test_plan)
     loom_coll_config_t cfg = default_config();
     double in[5][10], out[10];
     loom_coll_args_t args[5];
-    loom_reduce_choice_t ch;
+    loom_choice_t ch;
     loom_sched_t *sched = NULL;
     harness_t h;
     int r, i;
@@ -388,7 +388,8 @@ START_TEST(test_plan)
                                       .count = 10, .elem_size = 8, .root = 3,
                                       .op = { .fn = harness_sum_double, .commutative = 1 } };
     }
-    ck_assert_int_eq(loom_reduce_plan(&args[3], h.teams[3], &cfg, &sched, &ch), LOOM_OK);
+    ck_assert_int_eq(loom_coll_plan(&loom_reduce_collective, &args[3], h.teams[3], &cfg, &sched,
+                                    &ch), LOOM_OK);
     ck_assert_int_eq(ch.alg, LOOM_REDUCE_BINOMIAL);
     ck_assert_uint_eq(sched->alg_id, (unsigned)ch.alg);
     loom_sched_destroy(sched);
@@ -405,11 +406,13 @@ START_TEST(test_plan)
     }
     loom_log_set_level((loom_log_level_t)-1);
     cfg.reduce_algorithm = -1;
-    ck_assert_int_eq(loom_reduce_plan(&args[0], h.teams[0], &cfg, &sched, NULL),
+    ck_assert_int_eq(loom_coll_plan(&loom_reduce_collective, &args[0], h.teams[0], &cfg, &sched,
+                                    NULL),
                      LOOM_ERR_INVALID_PARAM);
     cfg.reduce_algorithm = LOOM_REDUCE_AUTO;
     args[0].root = -1;
-    ck_assert_int_eq(loom_reduce_plan(&args[0], h.teams[0], &cfg, &sched, NULL),
+    ck_assert_int_eq(loom_coll_plan(&loom_reduce_collective, &args[0], h.teams[0], &cfg, &sched,
+                                    NULL),
                      LOOM_ERR_INVALID_PARAM);
     loom_log_set_level(LOOM_LOG_WARN);
     ck_assert_ptr_null(sched);

@@ -38,7 +38,7 @@ static loom_coll_config_t g_cfg;
 static loom_status_t plan_auto(const loom_coll_args_t *args, loom_team_t *team,
                                loom_sched_t **sched_p)
 {
-    return loom_reduce_scatter_plan(args, team, &g_cfg, sched_p, NULL);
+    return loom_coll_plan(&loom_reduce_scatter_collective, args, team, &g_cfg, sched_p, NULL);
 }
 
 /* One element is a 2x2 matrix mod PRIME, row-major; dst = src * dst, src
@@ -351,7 +351,7 @@ END_TEST
 START_TEST(test_select)
 {
     loom_coll_config_t cfg;
-    loom_reduce_scatter_choice_t ch, again;
+    loom_choice_t ch, again;
     size_t bytes;
     int p, comm;
 
@@ -437,7 +437,8 @@ START_TEST(test_names_and_config)
     loom_log_set_level((loom_log_level_t)-1);
     ck_assert_int_eq(loom_config_set(loom_coll_config_table, &cfg, "reduce_scatter_algorithm",
                                      "bogus"), LOOM_ERR_INVALID_PARAM);
-    ck_assert_int_eq(loom_reduce_scatter_plan(&args, h.teams[0], &cfg, &sched, NULL),
+    ck_assert_int_eq(loom_coll_plan(&loom_reduce_scatter_collective, &args, h.teams[0], &cfg,
+                                    &sched, NULL),
                      LOOM_ERR_INVALID_PARAM);
     loom_log_set_level(LOOM_LOG_WARN);
     ck_assert_ptr_null(sched);

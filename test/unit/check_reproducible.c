@@ -47,7 +47,7 @@ static void run(int p, size_t count, int in_place, unsigned seed, size_t seg)
     loom_coll_config_t cfg;
     loom_coll_args_t *args = calloc((size_t)p, sizeof(*args));
     double **in = calloc((size_t)p, sizeof(*in)), **out = calloc((size_t)p, sizeof(*out));
-    loom_allreduce_choice_t choice;
+    loom_choice_t choice;
     loom_sched_t *probe;
     double expect;
     harness_t h;
@@ -70,7 +70,8 @@ static void run(int p, size_t count, int in_place, unsigned seed, size_t seg)
     harness_init(&h, p);
     /* The selection honours the request, whatever the size. */
     ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
-    ck_assert_int_eq(loom_allreduce_plan(&args[0], h.teams[0], &cfg, &probe, &choice), LOOM_OK);
+    ck_assert_int_eq(loom_coll_plan(&loom_allreduce_collective, &args[0], h.teams[0], &cfg, &probe,
+                                    &choice), LOOM_OK);
     ck_assert_int_eq(choice.alg, LOOM_ALLREDUCE_REPRODUCIBLE);
     loom_sched_destroy(probe);
     harness_fini(&h);
@@ -159,8 +160,8 @@ static void same_bits(const double *got, const double *want, size_t n, const cha
 static void check_selection(harness_t *h, const loom_coll_args_t *args)
 {
     static const size_t segs[] = { 0, 8, 4096 };
-    loom_reduce_scatter_choice_t rsc;
-    loom_reduce_choice_t rc;
+    loom_choice_t rsc;
+    loom_choice_t rc;
     loom_coll_config_t cfg;
     loom_coll_args_t a = *args;
     loom_sched_t *probe;
@@ -173,13 +174,15 @@ static void check_selection(harness_t *h, const loom_coll_args_t *args)
         cfg.reduce_scatter_segment = segs[s];
         for (alg = 0; alg < LOOM_REDUCE_ALG_COUNT; ++alg) {
             cfg.reduce_algorithm = alg;
-            ck_assert_int_eq(loom_reduce_plan(&a, h->teams[0], &cfg, &probe, &rc), LOOM_OK);
+            ck_assert_int_eq(loom_coll_plan(&loom_reduce_collective, &a, h->teams[0], &cfg, &probe,
+                                            &rc), LOOM_OK);
             ck_assert_int_eq(rc.alg, LOOM_REDUCE_REPRODUCIBLE);
             loom_sched_destroy(probe);
         }
         for (alg = 0; alg < LOOM_REDUCE_SCATTER_ALG_COUNT; ++alg) {
             cfg.reduce_scatter_algorithm = alg;
-            ck_assert_int_eq(loom_reduce_scatter_plan(&a, h->teams[0], &cfg, &probe, &rsc),
+            ck_assert_int_eq(loom_coll_plan(&loom_reduce_scatter_collective, &a, h->teams[0], &cfg,
+                                            &probe, &rsc),
                              LOOM_OK);
             ck_assert_int_eq(rsc.alg, LOOM_REDUCE_SCATTER_REPRODUCIBLE);
             loom_sched_destroy(probe);

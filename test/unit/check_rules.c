@@ -143,7 +143,7 @@ END_TEST
 START_TEST(test_rules_drive_selection)
 {
     loom_coll_config_t cfg;
-    loom_allreduce_choice_t ch;
+    loom_choice_t ch;
     loom_rules_t *r;
 
     ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
@@ -236,10 +236,10 @@ END_TEST
 START_TEST(test_rules_drive_every_selection)
 {
     loom_coll_config_t cfg;
-    loom_bcast_choice_t bc;
-    loom_reduce_choice_t rc;
-    loom_allgather_choice_t ac;
-    loom_reduce_scatter_choice_t sc;
+    loom_choice_t bc;
+    loom_choice_t rc;
+    loom_choice_t ac;
+    loom_choice_t sc;
     loom_rules_t *r;
 
     ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
@@ -252,19 +252,19 @@ START_TEST(test_rules_drive_every_selection)
 
     /* Bcast: 8 bytes would be binomial by the model and the setting. */
     cfg.bcast_algorithm = LOOM_BCAST_BINOMIAL;
-    loom_bcast_select(&cfg, 16, 8, &bc);
+    loom_bcast_select(&cfg, 16, 8, 1, &bc);
     ck_assert_int_eq(bc.alg, LOOM_BCAST_CHAIN);
     ck_assert_uint_eq(bc.seg_bytes, 256);
     ck_assert_int_eq(bc.rule, 0);
     ck_assert(bc.forced);
-    loom_bcast_select(&cfg, 16, 1500, &bc);   /* auto: the setting's algorithm stays */
+    loom_bcast_select(&cfg, 16, 1500, 1, &bc);   /* auto: the setting's algorithm stays */
     ck_assert_int_eq(bc.alg, LOOM_BCAST_BINOMIAL);
     ck_assert_uint_eq(bc.seg_bytes, 0);      /* binomial is not segmented */
     ck_assert_int_eq(bc.rule, 1);
     cfg.bcast_algorithm = LOOM_BCAST_CHAIN;
-    loom_bcast_select(&cfg, 16, 1500, &bc);
+    loom_bcast_select(&cfg, 16, 1500, 1, &bc);
     ck_assert_uint_eq(bc.seg_bytes, 512);
-    loom_bcast_select(&cfg, 16, 4096, &bc);   /* no rule */
+    loom_bcast_select(&cfg, 16, 4096, 1, &bc);   /* no rule */
     ck_assert_int_eq(bc.rule, -1);
     ck_assert_int_eq(bc.alg, LOOM_BCAST_CHAIN);
 
@@ -278,11 +278,11 @@ START_TEST(test_rules_drive_every_selection)
 
     /* Allgather: 8 bytes would go to Bruck. */
     cfg.allgather_segment = 4096;
-    loom_allgather_select(&cfg, 4, 8, &ac);
+    loom_allgather_select(&cfg, 4, 8, 1, &ac);
     ck_assert_int_eq(ac.alg, LOOM_ALLGATHER_RING);
     ck_assert_uint_eq(ac.seg_bytes, 1024);
     ck_assert_int_eq(ac.rule, 3);
-    loom_allgather_select(&cfg, 8, 8, &ac);
+    loom_allgather_select(&cfg, 8, 8, 1, &ac);
     ck_assert_int_eq(ac.alg, LOOM_ALLGATHER_BRUCK);
     ck_assert_int_eq(ac.rule, -1);
 
@@ -303,10 +303,10 @@ END_TEST
 START_TEST(test_rules_hierarchical)
 {
     loom_coll_config_t cfg;
-    loom_bcast_choice_t bc;
-    loom_reduce_choice_t rc;
-    loom_allgather_choice_t ac;
-    loom_reduce_scatter_choice_t sc;
+    loom_choice_t bc;
+    loom_choice_t rc;
+    loom_choice_t ac;
+    loom_choice_t sc;
     loom_rules_t *r;
 
     ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
@@ -316,14 +316,14 @@ START_TEST(test_rules_hierarchical)
                                       "reduce_scatter:0-inf:@hierarchical",
                                       "test", &r), LOOM_OK);
     cfg.rules = r;
-    loom_bcast_select(&cfg, 16, 1u << 20, &bc);
+    loom_bcast_select(&cfg, 16, 1u << 20, 1, &bc);
     ck_assert_int_eq(bc.alg, LOOM_BCAST_HIER);
     ck_assert_uint_eq(bc.seg_bytes, 8192);
     loom_reduce_select(&cfg, 16, 1u << 20, 1, &rc);
     ck_assert_int_eq(rc.alg, LOOM_REDUCE_HIER);
     loom_reduce_select(&cfg, 16, 1u << 20, 0, &rc);
     ck_assert(loom_reduce_algorithms[rc.alg].noncommutative);
-    loom_allgather_select(&cfg, 16, 1u << 20, &ac);
+    loom_allgather_select(&cfg, 16, 1u << 20, 1, &ac);
     ck_assert_int_eq(ac.alg, LOOM_ALLGATHER_HIER);
     loom_reduce_scatter_select(&cfg, 16, 1u << 20, 1, &sc);
     ck_assert_int_eq(sc.alg, LOOM_REDUCE_SCATTER_HIER);

@@ -100,7 +100,7 @@ static double sim_coll_time(const loom_sim_model_t *m, int p, const char *coll_n
     ck_assert_int_gt(alg, 0);
     ck_assert_int_eq(loom_sim_layout_create(m, p, &lay), LOOM_OK);
     ck_assert_int_eq(loom_sim_prog_build(&(loom_sim_build_params_t){
-                         .layout = lay, .plan = coll->plan(alg), .bytes = bytes,
+                         .layout = lay, .plan = coll->engine->algorithms[alg].plan, .bytes = bytes,
                          .total = coll->total, .seg_bytes = seg,
                          .in_place = 1 }, &prog), LOOM_OK);
     ck_assert_int_eq(loom_sim_prog_run(prog, m, &res), LOOM_OK);
@@ -297,18 +297,18 @@ START_TEST(test_sim_options_rejected)
                          LOOM_SIM_PARSE_OK);
         ck_assert_str_eq(o.coll->name, "bcast");
         ck_assert_int_eq(o.nalgs, 2);
-        ck_assert_str_eq(o.coll->alg_names[o.algs[0]], "chain");
+        ck_assert_str_eq(o.coll->engine->alg_names[o.algs[0]], "chain");
         ck_assert_int_eq(o.algs[1], 0);
         ck_assert_int_eq(loom_sim_options_parse(3, (char **)allgather, stderr, &o),
                          LOOM_SIM_PARSE_OK);
         ck_assert_int_eq(o.nalgs, 3);
-        ck_assert_str_eq(o.coll->alg_names[o.algs[2]], "hierarchical");
+        ck_assert_str_eq(o.coll->engine->alg_names[o.algs[2]], "hierarchical");
         /* all: every one but reproducible, each once, then auto. */
         ck_assert_int_eq(loom_sim_options_parse(5, (char **)all_auto, stderr, &o),
                          LOOM_SIM_PARSE_OK);
         ck_assert_int_eq(o.nalgs, 4);
-        ck_assert_str_eq(o.coll->alg_names[o.algs[0]], "recursive_halving");
-        ck_assert_str_eq(o.coll->alg_names[o.algs[2]], "hierarchical");
+        ck_assert_str_eq(o.coll->engine->alg_names[o.algs[0]], "recursive_halving");
+        ck_assert_str_eq(o.coll->engine->alg_names[o.algs[2]], "hierarchical");
         ck_assert_int_eq(o.algs[3], 0);
     }
     {

@@ -45,7 +45,7 @@ static uint64_t mix(uint64_t x)
  * op) with both ops.  An algorithm may refuse (fall back), but one
  * flagged .noncommutative never refuses the matrix op, and whatever is
  * accepted must be right.  Returns the passes. */
-static int verify_alg(const loom_allreduce_algorithm_t *alg, loom_verify_params_t pa)
+static int verify_alg(const loom_algorithm_t *alg, loom_verify_params_t pa)
 {
     /* Node layouts for topology-aware algorithms: one node per rank, or
      * nodes of 2, 3, 4 or 8 ranks (the last one partly filled).  Team
@@ -77,7 +77,7 @@ static int verify_alg(const loom_allreduce_algorithm_t *alg, loom_verify_params_
  * and both orders in turn.  A segmented algorithm gets every pipelining
  * setting on small teams, and one per case on larger ones, so that
  * consecutive cases walk through all of them. */
-static void sweep_case(const loom_allreduce_algorithm_t *alg, int p, size_t count,
+static void sweep_case(const loom_algorithm_t *alg, int p, size_t count,
                        int in_place, unsigned which, int nseeds)
 {
     uint64_t key = ((uint64_t)p << 40) ^ ((uint64_t)count << 8) ^ (uint64_t)in_place;
@@ -141,7 +141,7 @@ START_TEST(test_sweep)
     unsigned which = 0;
 
     for (a = 0; a < LOOM_ALLREDUCE_ALG_COUNT; ++a) {
-        const loom_allreduce_algorithm_t *alg = &loom_allreduce_algorithms[a];
+        const loom_algorithm_t *alg = &loom_allreduce_algorithms[a];
 
         if (alg->plan == NULL) {
             continue;
@@ -179,7 +179,7 @@ START_TEST(test_sweep_large)
     size_t many = p < 700 ? 2 * (size_t)p + 1 : (size_t)p / 2 + 1;
 
     for (a = 0; a < LOOM_ALLREDUCE_ALG_COUNT; ++a) {
-        const loom_allreduce_algorithm_t *alg = &loom_allreduce_algorithms[a];
+        const loom_algorithm_t *alg = &loom_allreduce_algorithms[a];
 
         if (alg->plan == NULL) {
             continue;
@@ -446,7 +446,7 @@ START_TEST(test_every_algorithm_runs)
     int a, p, passes;
 
     for (a = 0; a < LOOM_ALLREDUCE_ALG_COUNT; ++a) {
-        const loom_allreduce_algorithm_t *alg = &loom_allreduce_algorithms[a];
+        const loom_algorithm_t *alg = &loom_allreduce_algorithms[a];
 
         if (alg->plan == NULL) {
             continue;

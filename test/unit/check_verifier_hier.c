@@ -197,8 +197,8 @@ static const size_t hier_segs[] = { 0, 1 * E, 3 * E, 40 };
 /* Bcast and reduce: every root on small teams, else four. */
 START_TEST(test_rooted)
 {
-    const loom_bcast_algorithm_t *b = &loom_bcast_algorithms[LOOM_BCAST_HIER];
-    const loom_reduce_algorithm_t *rd = &loom_reduce_algorithms[LOOM_REDUCE_HIER];
+    const loom_algorithm_t *b = &loom_bcast_algorithms[LOOM_BCAST_HIER];
+    const loom_algorithm_t *rd = &loom_reduce_algorithms[LOOM_REDUCE_HIER];
     hier_case_t c;
     int k, root, j, roots[4], nroots;
     unsigned which = 0;
@@ -228,8 +228,8 @@ END_TEST
 /* Allgather, allgatherv, reduce_scatter_block and reduce_scatter. */
 START_TEST(test_vector)
 {
-    const loom_allgather_algorithm_t *ag = &loom_allgather_algorithms[LOOM_ALLGATHER_HIER];
-    const loom_reduce_scatter_algorithm_t *rs =
+    const loom_algorithm_t *ag = &loom_allgather_algorithms[LOOM_ALLGATHER_HIER];
+    const loom_algorithm_t *rs =
         &loom_reduce_scatter_algorithms[LOOM_REDUCE_SCATTER_HIER];
     hier_case_t c;
     int k, in_place;
@@ -280,7 +280,7 @@ END_TEST
 START_TEST(test_hier_topologies)
 {
     static const size_t counts[] = { 0, 1, 2, 5, 7, 31, 100, 1000 };
-    const loom_allreduce_algorithm_t *alg = &loom_allreduce_algorithms[LOOM_ALLREDUCE_HIER];
+    const loom_algorithm_t *alg = &loom_allreduce_algorithms[LOOM_ALLREDUCE_HIER];
     int node_of[64], p, r, c, in_place;
     uint64_t seed = mix((uint64_t)_i + 77);
     loom_verify_report_t rep;
@@ -354,7 +354,7 @@ START_TEST(test_hier_racks)
 {
     static const size_t segs[] = { 0, 1 * E, 40, 3 * E };
     static const int depths[] = { 1, 2, 4 };
-    const loom_allreduce_algorithm_t *alg = &loom_allreduce_algorithms[LOOM_ALLREDUCE_HIER];
+    const loom_algorithm_t *alg = &loom_allreduce_algorithms[LOOM_ALLREDUCE_HIER];
     int node_of[64], rack_of[64], rack_of_node[64], p, r, c, g, x;
     uint64_t seed = mix((uint64_t)_i + 991);
     size_t counts[5];

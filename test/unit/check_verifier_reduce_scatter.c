@@ -21,7 +21,7 @@ static const size_t rs_counts[] = { 0, 1, 2, 7, 33 };
 
 static void rs_case(int alg, int p, size_t count, unsigned which)
 {
-    const loom_reduce_scatter_algorithm_t *a = &loom_reduce_scatter_algorithms[alg];
+    const loom_algorithm_t *a = &loom_reduce_scatter_algorithms[alg];
     loom_verify_params_t pa = {
         .name = a->name, .coll = &loom_verify_reduce_scatter_block, .plan = a->plan,
         .nranks = p, .count = count, .in_place = (int)(which % 2),

@@ -33,7 +33,7 @@ static double now(void)
 }
 
 /* One case with both ops; returns the number of failures. */
-static int long_case(const loom_allreduce_algorithm_t *alg, int p, size_t count,
+static int long_case(const loom_algorithm_t *alg, int p, size_t count,
                      int in_place, size_t seg_bytes, int depth, uint64_t seed)
 {
     loom_verify_params_t pa = {
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
         return one_case(argc, argv);
     }
     for (a = 0; a < LOOM_ALLREDUCE_ALG_COUNT; ++a) {
-        const loom_allreduce_algorithm_t *alg = &loom_allreduce_algorithms[a];
+        const loom_algorithm_t *alg = &loom_allreduce_algorithms[a];
 
         if (alg->plan == NULL) {
             continue;

@@ -1,5 +1,6 @@
 /* loom-sim calibrate (calibrate.h). */
 #include "calibrate.h"
+#include "coll/core/allreduce.h"
 #include "sweep.h"
 #include "coll/sim/fit.h"
 

@@ -8,7 +8,7 @@ static loom_status_t loom_sim_choices_ranks(const loom_sim_options_t *o, int p, 
 {
     const loom_sim_coll_t *coll;
     loom_sim_layout_t *lay;
-    loom_sim_choice_t choice;
+    loom_choice_t choice;
     loom_coll_config_t cfg;
     loom_team_t *team;
     loom_status_t status = loom_sim_layout_create(&o->model, p, &lay);
@@ -27,9 +27,9 @@ static loom_status_t loom_sim_choices_ranks(const loom_sim_options_t *o, int p, 
     for (c = 0; c < ncolls; ++c) {
         coll = o->coll_given ? o->coll : loom_sim_coll_at(c);
         for (bytes = o->min_bytes; bytes <= o->max_bytes; bytes *= (size_t)o->factor) {
-            coll->select(&cfg, team, bytes, 0, &choice);
+            loom_sim_select(coll, &cfg, team, bytes, 0, &choice);
             fprintf(out, "%-15s %5d %5d %5d %10zu  %-22s %9zu %5d\n", coll->name, p,
-                    lay->nodes, lay->racks, bytes, coll->alg_names[choice.alg],
+                    lay->nodes, lay->racks, bytes, coll->engine->alg_names[choice.alg],
                     choice.seg_bytes, choice.depth);
         }
     }

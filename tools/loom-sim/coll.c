@@ -1,6 +1,7 @@
 /* The collectives loom-sim simulates (coll.h). */
 #include "coll.h"
 #include "coll/core/allgather.h"
+#include "coll/core/allreduce.h"
 #include "coll/core/bcast.h"
 #include "coll/core/reduce.h"
 #include "coll/core/reduce_scatter.h"
@@ -8,73 +9,38 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The plan of an algorithm and the engine's selection, per collective:
- * the same two wrappers around each collective's own table and
- * select_team (the variable part: the commutative flag, with its comma,
- * of those that reduce). */
-#define LOOM_SIM_COLL_FNS(coll, ...)                                                        \
-    static loom_plan_fn_t loom_sim_plan_##coll(int alg)                                     \
-    {                                                                                       \
-        return loom_##coll##_algorithms[alg].plan;                                          \
-    }                                                                                       \
-    static void loom_sim_select_##coll(const loom_coll_config_t *base,                      \
-                                       const loom_team_t *team, size_t bytes, int forced,   \
-                                       loom_sim_choice_t *choice_p)                         \
-    {                                                                                       \
-        loom_coll_config_t cfg = *base;                                                     \
-        loom_##coll##_choice_t c;                                                           \
-                                                                                            \
-        cfg.coll##_algorithm = forced;                                                      \
-        loom_##coll##_select_team(&cfg, team, bytes, __VA_ARGS__ &c);                       \
-        *choice_p = (loom_sim_choice_t){ (int)c.alg, c.seg_bytes, c.depth };                \
-    }
-
-/* Simulated ops are commutative: the plans only price reductions. */
-LOOM_SIM_COLL_FNS(allreduce, 1,)
-LOOM_SIM_COLL_FNS(bcast, )
-LOOM_SIM_COLL_FNS(reduce, 1,)
-LOOM_SIM_COLL_FNS(allgather, )
-LOOM_SIM_COLL_FNS(reduce_scatter, 1,)
-
 const loom_sim_coll_t loom_sim_coll_allreduce = {
-    .name = "allreduce", .alg_names = loom_allreduce_alg_names,
-    .nalgs = LOOM_ALLREDUCE_ALG_COUNT,
+    .engine = &loom_allreduce_collective, .name = "allreduce",
     .defaults = { LOOM_ALLREDUCE_RING, LOOM_ALLREDUCE_RABENSEIFNER, LOOM_ALLREDUCE_DBTREE,
                   LOOM_ALLREDUCE_HIER },
-    .ndefaults = 4, .reproducible = LOOM_ALLREDUCE_REPRODUCIBLE, .bus_num = 2,
-    .plan = loom_sim_plan_allreduce, .select = loom_sim_select_allreduce,
+    .ndefaults = 4, .bus_num = 2,
 };
 
 static const loom_sim_coll_t loom_sim_coll_bcast = {
-    .name = "bcast", .alg_names = loom_bcast_alg_names, .nalgs = LOOM_BCAST_ALG_COUNT,
+    .engine = &loom_bcast_collective, .name = "bcast",
     .defaults = { LOOM_BCAST_BINOMIAL, LOOM_BCAST_CHAIN, LOOM_BCAST_SCATTER_ALLGATHER,
                   LOOM_BCAST_HIER },
-    .ndefaults = 4, .plan = loom_sim_plan_bcast, .select = loom_sim_select_bcast,
+    .ndefaults = 4,
 };
 
 static const loom_sim_coll_t loom_sim_coll_reduce = {
-    .name = "reduce", .alg_names = loom_reduce_alg_names, .nalgs = LOOM_REDUCE_ALG_COUNT,
+    .engine = &loom_reduce_collective, .name = "reduce",
     .defaults = { LOOM_REDUCE_BINOMIAL, LOOM_REDUCE_SCATTER_GATHER, LOOM_REDUCE_CHAIN,
                   LOOM_REDUCE_HIER },
-    .ndefaults = 4, .reproducible = LOOM_REDUCE_REPRODUCIBLE,
-    .plan = loom_sim_plan_reduce, .select = loom_sim_select_reduce,
+    .ndefaults = 4,
 };
 
 static const loom_sim_coll_t loom_sim_coll_allgather = {
-    .name = "allgather", .alg_names = loom_allgather_alg_names,
-    .nalgs = LOOM_ALLGATHER_ALG_COUNT,
+    .engine = &loom_allgather_collective, .name = "allgather",
     .defaults = { LOOM_ALLGATHER_BRUCK, LOOM_ALLGATHER_RING, LOOM_ALLGATHER_HIER },
     .ndefaults = 3, .total = 1, .bus_num = 1,
-    .plan = loom_sim_plan_allgather, .select = loom_sim_select_allgather,
 };
 
 static const loom_sim_coll_t loom_sim_coll_reduce_scatter = {
-    .name = "reduce_scatter", .alg_names = loom_reduce_scatter_alg_names,
-    .nalgs = LOOM_REDUCE_SCATTER_ALG_COUNT,
+    .engine = &loom_reduce_scatter_collective, .name = "reduce_scatter",
     .defaults = { LOOM_REDUCE_SCATTER_HALVING, LOOM_REDUCE_SCATTER_RING,
                   LOOM_REDUCE_SCATTER_HIER },
-    .ndefaults = 3, .reproducible = LOOM_REDUCE_SCATTER_REPRODUCIBLE, .total = 1, .bus_num = 1,
-    .plan = loom_sim_plan_reduce_scatter, .select = loom_sim_select_reduce_scatter,
+    .ndefaults = 3, .total = 1, .bus_num = 1,
 };
 
 static const loom_sim_coll_t *const loom_sim_colls[] = {
@@ -123,12 +89,22 @@ int loom_sim_coll_alg(const loom_sim_coll_t *coll, const char *name)
 {
     int a;
 
-    for (a = 0; a < coll->nalgs; ++a) {
-        if (strcmp(name, coll->alg_names[a]) == 0) {
+    for (a = 0; a < coll->engine->alg_count; ++a) {
+        if (strcmp(name, coll->engine->alg_names[a]) == 0) {
             return a;
         }
     }
     return -1;
+}
+
+void loom_sim_select(const loom_sim_coll_t *coll, const loom_coll_config_t *cfg,
+                     const loom_team_t *team, size_t bytes, int forced,
+                     loom_choice_t *choice_p)
+{
+    loom_coll_config_t use = *cfg;
+
+    loom_coll_force(coll->engine, &use, forced);
+    coll->engine->select(&use, team, bytes, 1, choice_p);
 }
 
 double loom_sim_coll_busbw(const loom_sim_coll_t *coll, double algbw, int p)

@@ -1,5 +1,6 @@
 /* loom-sim's command line (options.h). */
 #include "options.h"
+#include "coll/core/allreduce.h"
 #include "tools/common/size.h"
 
 #include <errno.h>
@@ -179,8 +180,8 @@ static loom_sim_parse_t loom_sim_parse_algs(const char *text, FILE *err, loom_si
     strcpy(buf, text);
     for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
         if (strcmp(tok, "all") == 0) {
-            for (a = 1; a < coll->nalgs; ++a) {
-                if (a != coll->reproducible) {
+            for (a = 1; a < coll->engine->alg_count; ++a) {
+                if (a != coll->engine->reproducible) {
                     loom_sim_add_alg(o, a);
                 }
             }
@@ -188,8 +189,8 @@ static loom_sim_parse_t loom_sim_parse_algs(const char *text, FILE *err, loom_si
         }
         a = loom_sim_coll_alg(coll, tok);
         if (a < 0) {
-            for (i = 1; i < coll->nalgs; ++i) {
-                strcat(accepted, coll->alg_names[i]);
+            for (i = 1; i < coll->engine->alg_count; ++i) {
+                strcat(accepted, coll->engine->alg_names[i]);
                 strcat(accepted, ", ");
             }
             return LOOM_SIM_ERR("-a: %s has no algorithm '%s' (accepted: %sauto, all)\n",

@@ -11,10 +11,10 @@ static const char *loom_sim_alg_label(const loom_sim_coll_t *coll, const loom_si
                                      char *buf, size_t len)
 {
     if (r->alg == 0) {
-        snprintf(buf, len, "auto=%s", coll->alg_names[r->ran_alg]);
+        snprintf(buf, len, "auto=%s", coll->engine->alg_names[r->ran_alg]);
         return buf;
     }
-    return coll->alg_names[r->alg];
+    return coll->engine->alg_names[r->alg];
 }
 
 void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_sim_sweep_t *sw)
@@ -41,7 +41,7 @@ void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_si
         const loom_sim_row_t *r = &sw->rows[i];
 
         loom_tool_size_format(r->seg_bytes, seg, sizeof(seg));
-        snprintf(choice, sizeof(choice), "%s/%s", o->coll->alg_names[r->choice_alg],
+        snprintf(choice, sizeof(choice), "%s/%s", o->coll->engine->alg_names[r->choice_alg],
                  loom_tool_size_format(r->choice_seg, size, sizeof(size)));
         loom_tool_size_format(r->bytes, size, sizeof(size));
         if (!r->ok) {
@@ -73,14 +73,14 @@ int loom_sim_output_csv(const char *path, const loom_sim_options_t *o, const loo
         const loom_sim_row_t *r = &sw->rows[i];
 
         fprintf(f, "%s,%d,%d,%d,%zu,%s,%s,%zu,", o->coll->name, r->ranks, r->nodes, r->racks,
-                r->bytes, o->coll->alg_names[r->alg], o->coll->alg_names[r->ran_alg],
-                r->seg_bytes);
+                r->bytes, o->coll->engine->alg_names[r->alg],
+                o->coll->engine->alg_names[r->ran_alg], r->seg_bytes);
         if (r->ok) {
             fprintf(f, "%.4f,%.6f,%.6f,", r->time_s * 1e6, r->algbw_gbs, r->busbw_gbs);
         } else {
             fprintf(f, ",,,");
         }
-        fprintf(f, "%d,%s,%zu\n", r->chosen, o->coll->alg_names[r->choice_alg],
+        fprintf(f, "%d,%s,%zu\n", r->chosen, o->coll->engine->alg_names[r->choice_alg],
                 r->choice_seg);
     }
     if (fclose(f) != 0) {
@@ -141,7 +141,7 @@ int loom_sim_output_plot(const char *path, const loom_sim_options_t *o,
     fprintf(gp, "plot ");
     for (a = 0; a < o->nalgs; ++a) {
         fprintf(gp, "%s$a%d with linespoints title \"%s\"", a > 0 ? ", " : "", a,
-                o->coll->alg_names[o->algs[a]]);
+                o->coll->engine->alg_names[o->algs[a]]);
     }
     fprintf(gp, "\n");
     status = pclose(gp);

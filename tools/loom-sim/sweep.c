@@ -40,7 +40,7 @@ static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
                                          const loom_sim_layout_t *lay, size_t bytes, int alg,
                                          int in_place, int fold, loom_sim_row_t *row)
 {
-    loom_sim_choice_t choice, forced;
+    loom_choice_t choice, forced;
     loom_coll_config_t cfg;
     loom_sim_result_t res;
     loom_status_t status;
@@ -52,9 +52,9 @@ static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
     if (status != LOOM_OK) {
         return status;
     }
-    coll->select(&cfg, team, bytes, 0, &choice);
+    loom_sim_select(coll, &cfg, team, bytes, 0, &choice);
     /* The segment and depth the engine uses when the algorithm is forced. */
-    coll->select(&cfg, team, bytes, alg != 0 ? alg : choice.alg, &forced);
+    loom_sim_select(coll, &cfg, team, bytes, alg != 0 ? alg : choice.alg, &forced);
     loom_team_destroy(team);
     if (alg == 0) {
         forced = choice;
@@ -66,7 +66,8 @@ static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
     row->chosen = forced.alg == choice.alg && forced.seg_bytes == choice.seg_bytes;
     status = loom_sim_prog_plan(prog, &(loom_sim_build_params_t){
                                     .layout = lay,
-                                    .plan = coll->plan(forced.alg), .bytes = bytes,
+                                    .plan = coll->engine->algorithms[forced.alg].plan,
+                                    .bytes = bytes,
                                     .total = coll->total,
                                     .seg_bytes = forced.seg_bytes,
                                     .depth = forced.depth, .in_place = in_place,
