@@ -65,15 +65,11 @@ static void loom_coll_explain(const loom_collective_t *coll, loom_team_t *team,
               why);
 }
 
-loom_status_t loom_coll_plan(const loom_collective_t *coll, const loom_coll_args_t *args,
-                             loom_team_t *team, const loom_coll_config_t *cfg,
-                             loom_sched_t **sched_p, loom_choice_t *choice_p)
+loom_status_t loom_coll_select(const loom_collective_t *coll, const loom_coll_args_t *args,
+                               const loom_team_t *team, const loom_coll_config_t *cfg,
+                               loom_choice_t *choice_p)
 {
     int setting = loom_coll_setting(coll, cfg);
-    size_t bytes = loom_coll_bytes(coll, args, team->size);
-    loom_coll_args_t a = *args;
-    loom_choice_t choice;
-    loom_status_t status;
 
     if (setting < 0 || setting >= coll->alg_count) {
         loom_error("coll", "%s algorithm %d is not one of 0..%d", coll->name, setting,
@@ -85,27 +81,53 @@ loom_status_t loom_coll_plan(const loom_collective_t *coll, const loom_coll_args
                    team->size - 1);
         return LOOM_ERR_INVALID_PARAM;
     }
-    coll->select(cfg, team, bytes, !coll->reduces || args->op.commutative, &choice);
+    coll->select(cfg, team, loom_coll_bytes(coll, args, team->size),
+                 !coll->reduces || args->op.commutative, choice_p);
     if (args->reproducible && coll->reproducible != 0) {
-        choice = (loom_choice_t){ .alg = coll->reproducible, .forced = 1, .rule = -1 };
+        *choice_p = (loom_choice_t){ .alg = coll->reproducible, .forced = 1, .rule = -1 };
     }
-    a.seg_bytes = choice.seg_bytes;
-    a.depth = choice.depth;
-    loom_coll_explain(coll, team, cfg, args, bytes, &choice);
+    return LOOM_OK;
+}
+
+loom_status_t loom_coll_build(const loom_collective_t *coll, const loom_coll_args_t *args,
+                              loom_team_t *team, const loom_coll_config_t *cfg,
+                              loom_choice_t *choice, loom_sched_t **sched_p)
+{
+    size_t bytes = loom_coll_bytes(coll, args, team->size);
+    loom_coll_args_t a = *args;
+    loom_status_t status;
+
+    a.seg_bytes = choice->seg_bytes;
+    a.depth = choice->depth;
+    loom_coll_explain(coll, team, cfg, args, bytes, choice);
     loom_debug("coll", "%s: %zu bytes on %d ranks: %s (%s), segment %zu, depth %d",
                coll->call_names[args->counts != NULL], bytes, team->size,
-               coll->alg_names[choice.alg], choice.forced ? "forced" : "cost model",
-               choice.seg_bytes, choice.depth);
-    status = coll->algorithms[choice.alg].plan(&a, team, sched_p);
+               coll->alg_names[choice->alg], choice->forced ? "forced" : "cost model",
+               choice->seg_bytes, choice->depth);
+    status = coll->algorithms[choice->alg].plan(&a, team, sched_p);
     /* A choice of the model's can meet a layout its tags cannot name (the
      * hierarchical allreduce on some layouts): the next best runs, on
      * every rank alike, since the plan declines on the team alone. */
-    if (status == LOOM_ERR_UNSUPPORTED && !choice.forced && choice.next_alg != 0) {
-        choice.alg = choice.next_alg;
-        choice.cost_s = choice.next_cost_s;
-        choice.next_alg = 0;
-        status = coll->algorithms[choice.alg].plan(&a, team, sched_p);
+    if (status == LOOM_ERR_UNSUPPORTED && !choice->forced && choice->next_alg != 0) {
+        choice->alg = choice->next_alg;
+        choice->cost_s = choice->next_cost_s;
+        choice->next_alg = 0;
+        status = coll->algorithms[choice->alg].plan(&a, team, sched_p);
     }
+    return status;
+}
+
+loom_status_t loom_coll_plan(const loom_collective_t *coll, const loom_coll_args_t *args,
+                             loom_team_t *team, const loom_coll_config_t *cfg,
+                             loom_sched_t **sched_p, loom_choice_t *choice_p)
+{
+    loom_choice_t choice;
+    loom_status_t status = loom_coll_select(coll, args, team, cfg, &choice);
+
+    if (status != LOOM_OK) {
+        return status;
+    }
+    status = loom_coll_build(coll, args, team, cfg, &choice, sched_p);
     if (choice_p != NULL) {
         *choice_p = choice;
     }

@@ -115,6 +115,23 @@ extern const loom_collective_t *const loom_collectives[LOOM_COLL_KIND_COUNT];
  * counts every rank passes alike, never a local layout). */
 size_t loom_coll_bytes(const loom_collective_t *coll, const loom_coll_args_t *args, int p);
 
+/* The choice for a call of args on team: coll's selection, or with
+ * args->reproducible its canonical-order algorithm.
+ * LOOM_ERR_INVALID_PARAM: the setting names no algorithm, or the root is
+ * not a rank (both said in an error line). */
+loom_status_t loom_coll_select(const loom_collective_t *coll, const loom_coll_args_t *args,
+                               const loom_team_t *team, const loom_coll_config_t *cfg,
+                               loom_choice_t *choice_p);
+
+/* Build the schedule of *choice for args on team, saying at verbose level
+ * info, the first time in a size class on team, what was chosen and why.
+ * A model's choice whose plan declines is replaced by the next best in
+ * *choice.  LOOM_ERR_UNSUPPORTED: hand this call to another
+ * implementation. */
+loom_status_t loom_coll_build(const loom_collective_t *coll, const loom_coll_args_t *args,
+                              loom_team_t *team, const loom_coll_config_t *cfg,
+                              loom_choice_t *choice, loom_sched_t **sched_p);
+
 /* Select, then build the schedule of the chosen algorithm; the choice goes
  * to *choice_p when it is not NULL.  args->reproducible takes the
  * collective's canonical-order algorithm.  At verbose level info, the

@@ -43,8 +43,9 @@ loom_cost_t loom_cost_flat_across(const loom_cost_links_t *links, const loom_tea
 
 /* What a selection prices with on team: cfg itself on one node; across
  * nodes, links filled and *flat set to cfg with its one class replaced by
- * loom_cost_flat_across, which is returned.  A caller prices its flat candidates with the result and
- * offers its hierarchical form only when that is not cfg. */
+ * loom_cost_flat_across, which is returned.  A caller prices its flat
+ * candidates with the result and offers its hierarchical form only when
+ * that is not cfg. */
 const loom_coll_config_t *loom_cost_links_prepare(const loom_coll_config_t *cfg,
                                                   const loom_team_t *team,
                                                   loom_cost_links_t *links,

@@ -20,8 +20,10 @@ typedef struct loom_team_params {
     int                 rank;
     loom_transport_t    *transport;
     const int           *peers;       /* size entries: transport peer of each rank */
-    const uint64_t      *node_keys;   /* size entries: equal keys = same node; NULL = one node each */
-    const uint64_t      *rack_keys;   /* size entries: equal keys = same rack; NULL = one rack for all */
+    /* size entries each: equal keys = same node (NULL: one node each),
+     * same rack (NULL: one rack for all) */
+    const uint64_t      *node_keys;
+    const uint64_t      *rack_keys;
     uint32_t            context_id;   /* at most LOOM_TAG_MAX_CONTEXT */
 } loom_team_params_t;
 

@@ -19,6 +19,7 @@
 
 #include "coll/core/allreduce.h"
 #include "coll/core/coll_config.h"
+#include "coll/core/collective.h"
 #include "coll/core/handoff.h"
 #include "coll/core/sched.h"
 #include "coll/core/shm.h"
@@ -70,11 +71,8 @@ typedef struct mca_coll_loom_component {
 
     /* MPI_T: the control variable coll_loom_enable and the counters */
     int                         enable;
-    mca_coll_loom_counters_t    allreduce;
-    mca_coll_loom_counters_t    allgather;      /* and allgatherv */
-    mca_coll_loom_counters_t    reduce_scatter; /* and reduce_scatter_block */
-    mca_coll_loom_counters_t    bcast;
-    mca_coll_loom_counters_t    reduce;
+    /* Per collective id (the v and block forms count with theirs). */
+    mca_coll_loom_counters_t    counters[LOOM_COLL_KIND_COUNT];
 } mca_coll_loom_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_loom_component_t mca_coll_loom_component;
@@ -229,6 +227,73 @@ int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, loom_coll_kind_t id, 
                            const loom_coll_args_t *args, mca_coll_loom_op_t *info,
                            mca_coll_loom_shm_run_t *run);
 
+/* A call an entry point has decided Loom takes, in the engine's terms
+ * (coll_loom_take.c): the one path of every collective from here on. */
+typedef struct mca_coll_loom_call {
+    const loom_collective_t     *coll;      /* the engine's descriptor */
+    loom_coll_args_t            args;       /* buffers the engine may use as they are */
+    /* A blocking call may run through the node's shared segment: its run
+     * (NULL: nonblocking, never the segment), and whether the data suits
+     * the segment's limits beyond the op and reproducibility (shm.h). */
+    mca_coll_loom_shm_run_t     *shm_run;
+    int                         shm_fits;
+} mca_coll_loom_call_t;
+
+/* The data rules of the collectives that reduce, before anything is
+ * allocated: Loom enabled, contiguous data of one predefined type
+ * (ctx->op and ctx->dtype, the user's, on entry; ctx->dtype the element
+ * type on return), a team, and count elements in all, handed down when
+ * small unless the call must be reproducible.  *esize_p: the element's
+ * size.  LOOM_ERR_UNSUPPORTED: hand the call down (counted by reason). */
+loom_status_t mca_coll_loom_admit_reduction(mca_coll_loom_module_t *module,
+                                           const loom_collective_t *coll,
+                                           mca_coll_loom_reduce_ctx_t *ctx, size_t count,
+                                           size_t *esize_p);
+
+/* An allreduce's or a reduce's MPI arguments (root: reduce's only). */
+typedef struct mca_coll_loom_reduction_mpi {
+    const void              *sbuf;
+    void                    *rbuf;
+    int                     count;
+    struct ompi_datatype_t  *dtype;
+    struct ompi_op_t        *op;
+    int                     root;
+} mca_coll_loom_reduction_mpi_t;
+
+/* Decide whether Loom takes an allreduce or a reduce (coll) and, if so,
+ * prepare it (mca_coll_loom_take; coll_loom_allreduce.c).
+ * LOOM_ERR_UNSUPPORTED: hand the call down (already counted by reason);
+ * another error: fail the call.  reduce_ctx must live as long as the
+ * schedule; shm_run NULL: a nonblocking call. */
+loom_status_t mca_coll_loom_reduction_prepare(const loom_collective_t *coll,
+                                             const mca_coll_loom_reduction_mpi_t *mpi,
+                                             mca_coll_loom_module_t *module,
+                                             mca_coll_loom_reduce_ctx_t *reduce_ctx,
+                                             mca_coll_loom_op_t *info, loom_sched_t **sched_p,
+                                             mca_coll_loom_shm_run_t *shm_run);
+
+/* The counters of collective id. */
+static inline mca_coll_loom_counters_t *mca_coll_loom_counters(loom_coll_kind_t id)
+{
+    return &mca_coll_loom_component.counters[id];
+}
+
+/* Select once; through the segment when call->shm_run allows it and the
+ * choice was not forced, else the chosen schedule in *sched_p.  Fills
+ * info.  LOOM_ERR_UNSUPPORTED: hand the call down (counted). */
+loom_status_t mca_coll_loom_take(mca_coll_loom_module_t *module, const mca_coll_loom_call_t *call,
+                                 mca_coll_loom_op_t *info, loom_sched_t **sched_p);
+
+/* Run a blocking call of collective id that mca_coll_loom_take prepared:
+ * through the segment (shm_run->shm set) or by waiting for (and
+ * destroying) sched. */
+loom_status_t mca_coll_loom_run(mca_coll_loom_module_t *module, loom_coll_kind_t id,
+                                mca_coll_loom_op_t *info, loom_sched_t *sched,
+                                const mca_coll_loom_shm_run_t *shm_run);
+
+/* A finished call: counted, and its status as Open MPI's error code. */
+int mca_coll_loom_done(const mca_coll_loom_op_t *info, loom_status_t status);
+
 /* The one conversion from Loom statuses to Open MPI error codes. */
 int mca_coll_loom_status_to_ompi(loom_status_t status);
 
@@ -244,9 +309,12 @@ void mca_coll_loom_account(const mca_coll_loom_op_t *op, loom_status_t status);
 mca_coll_loom_request_t *mca_coll_loom_request_new(mca_coll_loom_module_t *module,
                                                    struct ompi_op_t *op,
                                                    struct ompi_datatype_t *dtype);
-/* Start req with its planned schedule; *request_p is set. */
-int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_sched_t *sched,
-                                ompi_request_t **request_p);
+/* After req's call was prepared with status prepared: start it with its
+ * planned schedule (*request_p set) when that is LOOM_OK, else release req
+ * and return the error as Open MPI's code.  A call to hand down is the
+ * caller's to send below. */
+int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_status_t prepared,
+                                loom_sched_t *sched, ompi_request_t **request_p);
 /* Advance every active request (from Open MPI's progress callback). */
 int mca_coll_loom_progress_requests(void);
 /* The reduction callback over Open MPI's ops (ctx: mca_coll_loom_reduce_ctx_t). */
@@ -369,13 +437,6 @@ static inline loom_status_t mca_coll_loom_fallback(mca_coll_loom_counters_t *cou
     return LOOM_ERR_UNSUPPORTED;
 }
 
-/* One collective's small-message hand-off. */
-typedef struct mca_coll_loom_handoff {
-    const char                  *coll;      /* "bcast": the setting is coll_loom_bcast_handoff */
-    mca_coll_loom_counters_t    *counters;  /* counts the hand-off */
-    loom_coll_kind_t            id;         /* coll's: its limit, the team's explain masks */
-} mca_coll_loom_handoff_t;
-
 /* The small-message hand-off, one rule for every collective the adapters
  * take: on a communicator inside one node, a call below the collective's
  * coll_loom_<coll>_handoff goes to the module Open MPI selected before
@@ -393,17 +454,16 @@ static inline int mca_coll_loom_small(const mca_coll_loom_module_t *module, loom
     return bytes < module->handoff_below[id];
 }
 
-/* Count and explain a call mca_coll_loom_small sends below; returns
- * LOOM_ERR_UNSUPPORTED, which sends it. */
+/* Count and explain a call of coll that mca_coll_loom_small sends below;
+ * returns LOOM_ERR_UNSUPPORTED, which sends it. */
 static inline loom_status_t mca_coll_loom_hand_off(const mca_coll_loom_module_t *module,
-                                                   const mca_coll_loom_handoff_t *rule,
-                                                   size_t bytes)
+                                                   const loom_collective_t *coll, size_t bytes)
 {
-    mca_coll_loom_count(&rule->counters->handoffs, 1);
+    mca_coll_loom_count(&mca_coll_loom_counters(coll->id)->handoffs, 1);
     if (loom_log_enabled(LOOM_LOG_INFO)) {
-        loom_handoff_explain(module->team, rule->id, rule->coll,
-                             (int)(module->handoff_pair >> rule->id) & 1,
-                             module->handoff_below[rule->id], bytes);
+        loom_handoff_explain(module->team, coll->id, coll->name,
+                             (int)(module->handoff_pair >> coll->id) & 1,
+                             module->handoff_below[coll->id], bytes);
     }
     return LOOM_ERR_UNSUPPORTED;
 }

@@ -38,65 +38,70 @@ static loom_status_t loom_allgather_pack_mine(const void *sbuf, int scount,
     return mca_coll_loom_pack((const char *)rbuf + mine_displ * extent, mine, rdtype, mine_at);
 }
 
-/* Decide and plan.  counts/displs: per rank, in elements of rdtype (NULL:
- * the uniform form); *owned_p gets the byte arrays the schedule uses.  A
- * receive datatype that is not flat is staged (*stage_p): the schedule
- * gathers packed blocks into scratch, unpacked when it finished.  A
- * blocking call (shm_run not NULL) may go through the node's shared
- * segment instead: then shm_run->shm is set and *sched_p is not. */
-static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_datatype_t *sdtype,
-                                            void *rbuf, int rcount, const int *rcounts,
-                                            const int *displs, ompi_datatype_t *rdtype,
+/* The call's MPI arguments; rcounts and displs per rank, in elements of
+ * rdtype (NULL: the uniform form with rcount each). */
+typedef struct loom_allgather_mpi {
+    const void          *sbuf;
+    int                 scount;
+    ompi_datatype_t     *sdtype;
+    void                *rbuf;
+    int                 rcount;
+    const int           *rcounts;
+    const int           *displs;
+    ompi_datatype_t     *rdtype;
+} loom_allgather_mpi_t;
+
+/* Decide and prepare (mca_coll_loom_take); *owned_p gets the byte arrays
+ * the schedule uses.  A receive datatype that is not flat is staged
+ * (*stage_p): the schedule gathers packed blocks into scratch, unpacked
+ * when it finished.  shm_run NULL: a nonblocking call. */
+static loom_status_t loom_allgather_prepare(const loom_allgather_mpi_t *mpi,
                                             mca_coll_loom_module_t *module,
                                             mca_coll_loom_op_t *info, size_t **owned_p,
                                             mca_coll_loom_stage_t **stage_p,
                                             loom_sched_t **sched_p,
                                             mca_coll_loom_shm_run_t *shm_run)
 {
-    mca_coll_loom_component_t *c = &mca_coll_loom_component;
-    mca_coll_loom_counters_t *n = &c->allgather;
+    mca_coll_loom_counters_t *n = mca_coll_loom_counters(LOOM_COLL_ALLGATHER);
     int p = ompi_comm_size(module->comm), r = ompi_comm_rank(module->comm), i;
     size_t rsig, ssig, *bytes = NULL, *offs = NULL, mine, total = 0, mine_off;
-    int rflat, sflat, in_place = (sbuf == MPI_IN_PLACE);
+    int rflat, sflat, in_place = (mpi->sbuf == MPI_IN_PLACE);
     mca_coll_loom_stage_t *stage = NULL;
-    loom_choice_t choice;
-    loom_coll_args_t args;
     loom_status_t status;
-    char *data = rbuf;
+    char *data = mpi->rbuf;
 
     *owned_p = NULL;
     *stage_p = NULL;
     if (!mca_coll_loom_enabled(n)) {
         return LOOM_ERR_UNSUPPORTED;
     }
-    mine = rcounts != NULL ? (size_t)rcounts[r] : (size_t)rcount;
+    mine = mpi->rcounts != NULL ? (size_t)mpi->rcounts[r] : (size_t)mpi->rcount;
     /* Signature sizes: equal on every rank whatever its layout, so they
      * alone decide whether Loom takes the call. */
-    ompi_datatype_type_size(rdtype, &rsig);
+    ompi_datatype_type_size(mpi->rdtype, &rsig);
     ssig = rsig;
     if (!in_place) {
-        ompi_datatype_type_size(sdtype, &ssig);
+        ompi_datatype_type_size(mpi->sdtype, &ssig);
     }
-    if (module->team == NULL || (!in_place && (size_t)scount * ssig != mine * rsig)) {
+    if (module->team == NULL || (!in_place && (size_t)mpi->scount * ssig != mine * rsig)) {
         return mca_coll_loom_fallback(n);
     }
-    for (i = 0; rcounts != NULL && i < p; ++i) {
-        total += (size_t)rcounts[i] * rsig;
+    for (i = 0; mpi->rcounts != NULL && i < p; ++i) {
+        total += (size_t)mpi->rcounts[i] * rsig;
     }
-    if (rcounts == NULL) {
-        total = (size_t)rcount * rsig * (size_t)p;
+    if (mpi->rcounts == NULL) {
+        total = (size_t)mpi->rcount * rsig * (size_t)p;
     }
     /* Decided before anything is allocated: a small call handed down
      * costs its caller no more than the module below does. */
     if (mca_coll_loom_small(module, LOOM_COLL_ALLGATHER, total)) {
-        return mca_coll_loom_hand_off(module, &(mca_coll_loom_handoff_t){
-            .coll = "allgather", .counters = n, .id = LOOM_COLL_ALLGATHER }, total);
+        return mca_coll_loom_hand_off(module, &loom_allgather_collective, total);
     }
     /* Layouts only matter to a call Loom takes; asking Open MPI about
      * them costs a handed-down call tens of nanoseconds. */
-    rflat = mca_coll_loom_flat_size(rdtype) != 0;
-    sflat = in_place ? rflat : mca_coll_loom_flat_size(sdtype) != 0;
-    if (rcounts != NULL) {
+    rflat = mca_coll_loom_flat_size(mpi->rdtype) != 0;
+    sflat = in_place ? rflat : mca_coll_loom_flat_size(mpi->sdtype) != 0;
+    if (mpi->rcounts != NULL) {
         size_t at = 0;
 
         bytes = malloc(2 * sizeof(size_t) * (size_t)p);
@@ -105,35 +110,37 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
         }
         offs = bytes + p;
         for (i = 0; i < p; ++i) {
-            bytes[i] = (size_t)rcounts[i] * rsig;
+            bytes[i] = (size_t)mpi->rcounts[i] * rsig;
             /* Staged blocks lie packed in rank order in scratch. */
-            offs[i] = rflat ? (size_t)displs[i] * rsig : at;
+            offs[i] = rflat ? (size_t)mpi->displs[i] * rsig : at;
             at += bytes[i];
         }
     }
-    mine_off = rcounts != NULL ? offs[r] : (size_t)r * mine * rsig;
+    mine_off = mpi->rcounts != NULL ? offs[r] : (size_t)r * mine * rsig;
     status = LOOM_OK;
     if (!rflat) {
-        status = mca_coll_loom_stage_create(rbuf, rdtype, rcounts != NULL ? p : 1, total,
-                                            &stage);
+        status = mca_coll_loom_stage_create(mpi->rbuf, mpi->rdtype,
+                                            mpi->rcounts != NULL ? p : 1, total, &stage);
         if (status != LOOM_OK) {
             free(bytes);
             return status;
         }
-        for (i = 0; rcounts != NULL && i < p; ++i) {
-            stage->block[i].count = (size_t)rcounts[i];
-            stage->block[i].displ = displs[i];
+        for (i = 0; mpi->rcounts != NULL && i < p; ++i) {
+            stage->block[i].count = (size_t)mpi->rcounts[i];
+            stage->block[i].displ = mpi->displs[i];
             stage->block[i].offset = offs[i];
         }
-        if (rcounts == NULL) {
-            stage->block[0].count = (size_t)rcount * (size_t)p;
+        if (mpi->rcounts == NULL) {
+            stage->block[0].count = (size_t)mpi->rcount * (size_t)p;
         }
         data = stage->scratch;
     }
     if (!rflat || !sflat) {
-        status = loom_allgather_pack_mine(sbuf, scount, sdtype, rbuf, mine,
-                                          rcounts != NULL ? displs[r] : (ptrdiff_t)r * rcount,
-                                          rdtype, data + mine_off);
+        ptrdiff_t mine_displ = mpi->rcounts != NULL ? mpi->displs[r]
+                                                    : (ptrdiff_t)r * mpi->rcount;
+
+        status = loom_allgather_pack_mine(mpi->sbuf, mpi->scount, mpi->sdtype, mpi->rbuf, mine,
+                                          mine_displ, mpi->rdtype, data + mine_off);
         in_place = 1;
     }
     if (status != LOOM_OK) {
@@ -141,39 +148,22 @@ static loom_status_t loom_allgather_prepare(const void *sbuf, int scount, ompi_d
         free(bytes);
         return status;
     }
-    *info = (mca_coll_loom_op_t){
-        .coll = rcounts != NULL ? "allgatherv" : "allgather", .bytes = total, .counters = n,
-        .comm = module->comm, .start_ns = mca_coll_loom_now_ns(),
-    };
-    args = (loom_coll_args_t){
-        .sendbuf = in_place ? MPI_IN_PLACE : sbuf, .recvbuf = data,
-        .count = (size_t)rcount * rsig, .elem_size = 1, .in_place = in_place,
-        .counts = bytes, .displs = offs,
-    };
-    if (shm_run != NULL) {
-        loom_allgather_select(&c->config, module->team->size, total, 1, &choice);
-        if (mca_coll_loom_shm_take(module, LOOM_COLL_ALLGATHER, choice.forced,
-                                   &args, info, shm_run)) {
-            *owned_p = bytes;
-            *stage_p = stage;
-            return LOOM_OK;
-        }
+    status = mca_coll_loom_take(module, &(mca_coll_loom_call_t){
+        .coll = &loom_allgather_collective,
+        .args = {
+            .sendbuf = in_place ? MPI_IN_PLACE : mpi->sbuf, .recvbuf = data,
+            .count = (size_t)mpi->rcount * rsig, .elem_size = 1, .in_place = in_place,
+            .counts = bytes, .displs = offs,
+        },
+        .shm_run = shm_run, .shm_fits = 1 }, info, sched_p);
+    if (status != LOOM_OK) {
+        mca_coll_loom_stage_destroy(stage);
+        free(bytes);
+        return status;
     }
-    status = loom_coll_plan(&loom_allgather_collective, &args, module->team, &c->config, sched_p,
-                            &choice);
-    if (status == LOOM_OK) {
-        info->alg = loom_allgather_alg_names[choice.alg];
-        info->alg_index = choice.alg;
-        *owned_p = bytes;
-        *stage_p = stage;
-        return LOOM_OK;
-    }
-    mca_coll_loom_stage_destroy(stage);
-    free(bytes);
-    if (status == LOOM_ERR_UNSUPPORTED) {
-        (void)mca_coll_loom_fallback(n);
-    }
-    return status;
+    *owned_p = bytes;
+    *stage_p = stage;
+    return LOOM_OK;
 }
 
 /* Runs the call prepared: through the shared segment or the schedule. */
@@ -181,20 +171,13 @@ static int loom_allgather_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t
                               loom_sched_t *sched, size_t *owned,
                               mca_coll_loom_stage_t *stage, mca_coll_loom_shm_run_t *shm_run)
 {
-    loom_status_t status = LOOM_OK;
+    loom_status_t status = mca_coll_loom_run(module, LOOM_COLL_ALLGATHER, info, sched, shm_run);
 
-    if (shm_run->shm != NULL) {
-        mca_coll_loom_shm_run(module, info, loom_shm_allgather, shm_run);
-    } else {
-        status = mca_coll_loom_wait(info, sched);
-        loom_sched_destroy(sched);
-    }
     if (stage != NULL) {
         status = mca_coll_loom_stage_finish(stage, status);
     }
     free(owned);
-    mca_coll_loom_account(info, status);
-    return mca_coll_loom_status_to_ompi(status);
+    return mca_coll_loom_done(info, status);
 }
 
 int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -210,7 +193,8 @@ int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t
     size_t *owned;
 
     shm_run.shm = NULL;
-    status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, rcount, NULL, NULL, rdtype,
+    status = loom_allgather_prepare(&(loom_allgather_mpi_t){ sbuf, scount, sdtype, rbuf, rcount,
+                                                             NULL, NULL, rdtype },
                                     module, &info, &owned, &stage, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_allgather.fn(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
@@ -235,7 +219,8 @@ int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_
     size_t *owned;
 
     shm_run.shm = NULL;
-    status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, 0, rcounts, displs, rdtype,
+    status = loom_allgather_prepare(&(loom_allgather_mpi_t){ sbuf, scount, sdtype, rbuf, 0,
+                                                             rcounts, displs, rdtype },
                                     module, &info, &owned, &stage, &sched, &shm_run);
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_allgatherv.fn(sbuf, scount, sdtype, rbuf, rcounts, displs,
@@ -260,17 +245,14 @@ int mca_coll_loom_iallgather(const void *sbuf, int scount, struct ompi_datatype_
     if (req == NULL) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    status = loom_allgather_prepare(sbuf, scount, sdtype, rbuf, rcount, NULL, NULL, rdtype,
-                                    module, &req->op, &req->owned, &req->stage, &sched,
-                                    NULL);
-    if (status != LOOM_OK) {
+    status = loom_allgather_prepare(&(loom_allgather_mpi_t){ sbuf, scount, sdtype, rbuf, rcount,
+                                                             NULL, NULL, rdtype },
+                                    module, &req->op, &req->owned, &req->stage, &sched, NULL);
+    if (status == LOOM_ERR_UNSUPPORTED) {
         OBJ_RELEASE(req);
-        if (status == LOOM_ERR_UNSUPPORTED) {
-            return module->previous_iallgather.fn(sbuf, scount, sdtype, rbuf, rcount, rdtype,
-                                                  comm, request,
-                                                  module->previous_iallgather.module);
-        }
-        return mca_coll_loom_status_to_ompi(status);
+        return module->previous_iallgather.fn(sbuf, scount, sdtype, rbuf, rcount, rdtype,
+                                              comm, request,
+                                              module->previous_iallgather.module);
     }
-    return mca_coll_loom_request_start(req, sched, request);
+    return mca_coll_loom_request_start(req, status, sched, request);
 }

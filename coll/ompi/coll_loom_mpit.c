@@ -175,11 +175,11 @@ int mca_coll_loom_mpit_register(void)
         return ret;
     }
     const loom_counted_coll_t colls[] = {
-        { "allreduce", &c->allreduce, loom_allreduce_alg_names, 1 },
-        { "allgather", &c->allgather, loom_allgather_alg_names, 1 },
-        { "reduce_scatter", &c->reduce_scatter, loom_reduce_scatter_alg_names, 1 },
-        { "bcast", &c->bcast, loom_bcast_alg_names, 1 },
-        { "reduce", &c->reduce, loom_reduce_alg_names, 1 },
+        { "allreduce", &c->counters[LOOM_COLL_ALLREDUCE], loom_allreduce_alg_names, 1 },
+        { "allgather", &c->counters[LOOM_COLL_ALLGATHER], loom_allgather_alg_names, 1 },
+        { "reduce_scatter", &c->counters[LOOM_COLL_REDUCE_SCATTER], loom_reduce_scatter_alg_names, 1 },
+        { "bcast", &c->counters[LOOM_COLL_BCAST], loom_bcast_alg_names, 1 },
+        { "reduce", &c->counters[LOOM_COLL_REDUCE], loom_reduce_alg_names, 1 },
     };
     for (k = 0; k < sizeof(colls) / sizeof(colls[0]); ++k) {
         ret = loom_register_coll(&colls[k]);

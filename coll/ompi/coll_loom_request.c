@@ -43,11 +43,12 @@ uint64_t mca_coll_loom_now_ns(void)
 
 void mca_coll_loom_account(const mca_coll_loom_op_t *op, loom_status_t status)
 {
-    mca_coll_loom_counters_t *n = op->counters;
+    mca_coll_loom_counters_t *n;
 
     if (status != LOOM_OK) {
         return;
     }
+    n = op->counters;
     mca_coll_loom_count(&n->calls, 1);
     mca_coll_loom_count(&n->bytes, op->bytes);
     mca_coll_loom_count(&n->alg[op->alg_index], 1);
@@ -290,11 +291,15 @@ static void loom_request_finish(mca_coll_loom_request_t *req, loom_status_t stat
     ompi_request_complete(&req->super.super, true);
 }
 
-int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_sched_t *sched,
-                                ompi_request_t **request_p)
+int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_status_t prepared,
+                                loom_sched_t *sched, ompi_request_t **request_p)
 {
     loom_status_t status;
 
+    if (prepared != LOOM_OK) {
+        OBJ_RELEASE(req);
+        return mca_coll_loom_status_to_ompi(prepared);
+    }
     req->sched = sched;
     req->seq = sched->seq;
     req->op.watch_ndone = -1;

@@ -1,0 +1,102 @@
+/*
+ * The one path a call takes once an entry point has decided Loom runs it
+ * (coll_loom.h, mca_coll_loom_call_t): one selection through the
+ * collective's descriptor, then the node's shared segment where it
+ * applies to that choice, else the chosen algorithm's schedule; and for a
+ * blocking call, running what was prepared.
+ */
+#include "coll_loom.h"
+
+#include "ompi/datatype/ompi_datatype.h"
+
+/* The node segment's run of each collective: its one more algorithm. */
+static const mca_coll_loom_shm_fn_t loom_shm_fns[LOOM_COLL_KIND_COUNT] = {
+    [LOOM_COLL_ALLREDUCE] = loom_shm_allreduce,
+    [LOOM_COLL_BCAST] = loom_shm_bcast,
+    [LOOM_COLL_REDUCE] = loom_shm_reduce,
+    [LOOM_COLL_ALLGATHER] = loom_shm_allgather,
+    [LOOM_COLL_REDUCE_SCATTER] = loom_shm_reduce_scatter,
+};
+
+loom_status_t mca_coll_loom_admit_reduction(mca_coll_loom_module_t *module,
+                                           const loom_collective_t *coll,
+                                           mca_coll_loom_reduce_ctx_t *ctx, size_t count,
+                                           size_t *esize_p)
+{
+    mca_coll_loom_counters_t *counters = mca_coll_loom_counters(coll->id);
+    size_t elems;
+
+    if (!mca_coll_loom_enabled(counters)) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    ctx->dtype = mca_coll_loom_element_type(ctx->dtype, count, &elems);
+    if (ctx->dtype == NULL || module->team == NULL) {
+        return mca_coll_loom_fallback(counters);
+    }
+    ompi_datatype_type_size(ctx->dtype, esize_p);
+    /* The module below combines in its own order: a reproducible call
+     * stays, or it would disagree with larger sizes and the other
+     * reductions. */
+    if (mca_coll_loom_small(module, coll->id, elems * *esize_p) &&
+        !mca_coll_loom_reproducible(ctx)) {
+        return mca_coll_loom_hand_off(module, coll, elems * *esize_p);
+    }
+    return LOOM_OK;
+}
+
+loom_status_t mca_coll_loom_take(mca_coll_loom_module_t *module, const mca_coll_loom_call_t *call,
+                                 mca_coll_loom_op_t *info, loom_sched_t **sched_p)
+{
+    const loom_coll_config_t *cfg = &mca_coll_loom_component.config;
+    const loom_collective_t *coll = call->coll;
+    const loom_coll_args_t *args = &call->args;
+    mca_coll_loom_counters_t *counters = mca_coll_loom_counters(coll->id);
+    loom_choice_t choice;
+    loom_status_t status;
+
+    *info = (mca_coll_loom_op_t){
+        .coll = coll->call_names[args->counts != NULL],
+        .bytes = loom_coll_bytes(coll, args, module->team->size), .counters = counters,
+        .comm = module->comm, .start_ns = mca_coll_loom_now_ns(),
+    };
+    status = loom_coll_select(coll, args, module->team, cfg, &choice);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    /* The segment combines in its own order: not for reproducible calls,
+     * nor for an op that does not commute. */
+    if (call->shm_run != NULL && call->shm_fits && !args->reproducible &&
+        (!coll->reduces || args->op.commutative) &&
+        mca_coll_loom_shm_take(module, coll->id, choice.forced, args, info, call->shm_run)) {
+        return LOOM_OK;
+    }
+    status = loom_coll_build(coll, args, module->team, cfg, &choice, sched_p);
+    if (status == LOOM_OK) {
+        info->alg = coll->alg_names[choice.alg];
+        info->alg_index = choice.alg;
+    } else if (status == LOOM_ERR_UNSUPPORTED) {
+        (void)mca_coll_loom_fallback(counters);
+    }
+    return status;
+}
+
+loom_status_t mca_coll_loom_run(mca_coll_loom_module_t *module, loom_coll_kind_t id,
+                                mca_coll_loom_op_t *info, loom_sched_t *sched,
+                                const mca_coll_loom_shm_run_t *shm_run)
+{
+    loom_status_t status;
+
+    if (shm_run->shm != NULL) {
+        mca_coll_loom_shm_run(module, info, loom_shm_fns[id], shm_run);
+        return LOOM_OK;
+    }
+    status = mca_coll_loom_wait(info, sched);
+    loom_sched_destroy(sched);
+    return status;
+}
+
+int mca_coll_loom_done(const mca_coll_loom_op_t *info, loom_status_t status)
+{
+    mca_coll_loom_account(info, status);
+    return mca_coll_loom_status_to_ompi(status);
+}
