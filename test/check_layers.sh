@@ -121,8 +121,8 @@ echo "$files" | awk -v rules="$rules" '
 
 # The rule a compiler cannot see: no MPI in the engine.
 # shellcheck disable=SC2086
-bad=$(grep -lE '#include *[<"](mpi\.h|ompi_config\.h|ompi/|opal/)' \
-    common/*.[ch] topo/*.[ch] coll/core/*.[ch] coll/sim/*.[ch] ckpt/*.[ch] include/loom/ckpt.h 2>/dev/null)
+bad=$(grep -rlE --include='*.[ch]' '#include *[<"](mpi\.h|ompi_config\.h|ompi/|opal/)' \
+    common topo coll/core coll/sim ckpt include/loom/ckpt.h 2>/dev/null)
 if [ -n "$bad" ]; then
     echo "check-layers: MPI or Open MPI headers in the engine, the simulator, the topology layer or libloom-ckpt: $bad" >&2
     exit 1

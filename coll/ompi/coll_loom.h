@@ -17,13 +17,13 @@
 #include "ompi/request/request.h"
 #include "opal/threads/thread_usage.h"
 
-#include "coll/core/allreduce.h"
-#include "coll/core/coll_config.h"
-#include "coll/core/collective.h"
-#include "coll/core/handoff.h"
-#include "coll/core/sched.h"
-#include "coll/core/shm.h"
-#include "coll/core/transport_ucx.h"
+#include "coll/core/allreduce/allreduce.h"
+#include "coll/core/select/coll_config.h"
+#include "coll/core/select/collective.h"
+#include "coll/core/select/handoff.h"
+#include "coll/core/engine/sched.h"
+#include "coll/core/shm/shm.h"
+#include "coll/core/transport/transport_ucx.h"
 #include "common/log.h"
 
 #include <stdbool.h>

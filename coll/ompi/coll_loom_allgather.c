@@ -15,7 +15,7 @@
  */
 #include "coll_loom.h"
 
-#include "coll/core/allgather.h"
+#include "coll/core/allgather/allgather.h"
 #include "ompi/datatype/ompi_datatype.h"
 
 #include <stdlib.h>

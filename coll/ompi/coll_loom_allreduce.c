@@ -14,7 +14,7 @@
 #include "coll_loom.h"
 
 #include "common/log.h"
-#include "coll/core/allreduce.h"
+#include "coll/core/allreduce/allreduce.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
 

@@ -11,7 +11,7 @@
  */
 #include "coll_loom.h"
 
-#include "coll/core/bcast.h"
+#include "coll/core/bcast/bcast.h"
 #include "ompi/datatype/ompi_datatype.h"
 
 /* The call's MPI arguments. */

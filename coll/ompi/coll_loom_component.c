@@ -11,11 +11,11 @@
  */
 #include "coll_loom.h"
 
-#include "coll/core/calibrate.h"
-#include "coll/core/rules.h"
+#include "coll/core/select/calibrate.h"
+#include "coll/core/select/rules.h"
 
 #include "common/log.h"
-#include "coll/core/pool.h"
+#include "coll/core/engine/pool.h"
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/mca/pmix/pmix.h"
 #include "opal/runtime/opal_progress.h"

@@ -9,7 +9,7 @@
 #include "coll_loom.h"
 
 #include "common/log.h"
-#include "coll/core/tag.h"
+#include "coll/core/engine/tag.h"
 #include "ompi/proc/proc.h"
 
 #include <stdlib.h>

@@ -10,11 +10,11 @@
  */
 #include "coll_loom.h"
 
-#include "coll/core/allgather.h"
-#include "coll/core/bcast.h"
-#include "coll/core/reduce.h"
-#include "coll/core/allreduce.h"
-#include "coll/core/reduce_scatter.h"
+#include "coll/core/allgather/allgather.h"
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/reduce/reduce.h"
+#include "coll/core/allreduce/allreduce.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "opal/mca/base/mca_base_pvar.h"
 
 #include <stddef.h>

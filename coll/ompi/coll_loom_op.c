@@ -6,7 +6,7 @@
  */
 #include "coll_loom.h"
 
-#include "coll/core/reduce_kernels.h"
+#include "coll/core/parts/reduce_kernels.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
 

@@ -11,7 +11,7 @@
  */
 #include "coll_loom.h"
 
-#include "coll/core/reduce.h"
+#include "coll/core/reduce/reduce.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
 

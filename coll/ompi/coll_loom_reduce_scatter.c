@@ -10,7 +10,7 @@
  */
 #include "coll_loom.h"
 
-#include "coll/core/reduce_scatter.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
 

@@ -19,7 +19,7 @@
 #include "coll_loom.h"
 
 #include "common/log.h"
-#include "coll/core/tag.h"
+#include "coll/core/engine/tag.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
 #include "ompi/runtime/mpiruntime.h"

@@ -1,5 +1,5 @@
 /*
- * The node's shared segment of a communicator (coll/core/shm.h), attached
+ * The node's shared segment of a communicator (coll/core/shm/shm.h), attached
  * at the first call that wants it.
  *
  * Attaching needs the segment's name on every rank, and creating a
@@ -13,7 +13,7 @@
 #include "coll_loom.h"
 
 #include "common/log.h"
-#include "coll/core/handoff.h"
+#include "coll/core/select/handoff.h"
 #include "opal/runtime/opal_progress.h"
 
 #include <sched.h>

@@ -13,7 +13,7 @@
 #define LOOM_SIM_EXEC_H
 
 #include "model.h"
-#include "coll/core/allreduce.h"
+#include "coll/core/allreduce/allreduce.h"
 
 #include <stddef.h>
 #include <stdint.h>

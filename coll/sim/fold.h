@@ -22,7 +22,7 @@
 #define LOOM_SIM_FOLD_H
 
 #include "model.h"
-#include "coll/core/sched.h"
+#include "coll/core/engine/sched.h"
 
 /* The smallest d < p dividing p whose rotation maps the layout onto
  * itself and leaves no rack in place; p when there is none (one rack, an

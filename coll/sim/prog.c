@@ -1,7 +1,7 @@
 /* Building every rank's schedule into one program (exec.h, prog.h). */
 #include "prog.h"
 #include "fold.h"
-#include "coll/core/team.h"
+#include "coll/core/engine/team.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
  * Large blocking calls on one node through Loom's node segment
- * (coll/core/shm.h): allreduce, reduce, reduce_scatter(_block), bcast,
+ * (coll/core/shm/shm.h): allreduce, reduce, reduce_scatter(_block), bcast,
  * allgather and allgatherv, below and
  * above coll_loom_shm_min_bytes, in place or not, any root, a
  * non-contiguous bcast type, two communicators of one process each with

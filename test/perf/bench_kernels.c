@@ -18,7 +18,7 @@
  * `make bench-kernels`; --help lists the options.
  */
 #include "bench_stats.h"
-#include "coll/core/reduce_kernels.h"
+#include "coll/core/parts/reduce_kernels.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,9 +4,9 @@
  * rank's receive buffer compared bytewise with the expected one (bytes
  * outside the blocks must stay untouched); and the selection. */
 #include "loopback_harness.h"
-#include "coll/core/allgather.h"
-#include "coll/core/coll_config.h"
-#include "coll/core/tag.h"
+#include "coll/core/allgather/allgather.h"
+#include "coll/core/select/coll_config.h"
+#include "coll/core/engine/tag.h"
 
 #include <check.h>
 #include "check_main.h"

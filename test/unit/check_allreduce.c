@@ -2,11 +2,11 @@
  * every algorithm at 1..64 with random sizes and pipelining), checked
  * against a sum computed here; and the selection. */
 #include "loopback_harness.h"
-#include "coll/core/partition.h"
-#include "coll/core/coll_config.h"
-#include "coll/core/handoff.h"
-#include "coll/core/reduce_kernels.h"
-#include "coll/core/tag.h"
+#include "coll/core/parts/partition.h"
+#include "coll/core/select/coll_config.h"
+#include "coll/core/select/handoff.h"
+#include "coll/core/parts/reduce_kernels.h"
+#include "coll/core/engine/tag.h"
 
 #include <check.h>
 #include "check_main.h"

@@ -2,9 +2,9 @@
  * ranks, every count class, many roots, random sizes and segments),
  * checked value by value against the root's buffer; and the selection. */
 #include "loopback_harness.h"
-#include "coll/core/bcast.h"
-#include "coll/core/coll_config.h"
-#include "coll/core/tag.h"
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/select/coll_config.h"
+#include "coll/core/engine/tag.h"
 
 #include <check.h>
 #include "check_main.h"

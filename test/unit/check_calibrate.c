@@ -1,7 +1,7 @@
 /* The start-up calibration's measurement: both constants inside the
  * range their settings accept, and in the range any memory system lies
  * in, run after run. */
-#include "coll/core/calibrate.h"
+#include "coll/core/select/calibrate.h"
 
 #include <check.h>
 #include "check_main.h"

@@ -5,13 +5,13 @@
  */
 #include "loopback_harness.h"
 #include "log_capture.h"
-#include "coll/core/allgather.h"
-#include "coll/core/allreduce.h"
-#include "coll/core/bcast.h"
-#include "coll/core/coll_config.h"
-#include "coll/core/collective.h"
-#include "coll/core/reduce.h"
-#include "coll/core/reduce_scatter.h"
+#include "coll/core/allgather/allgather.h"
+#include "coll/core/allreduce/allreduce.h"
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/select/coll_config.h"
+#include "coll/core/select/collective.h"
+#include "coll/core/reduce/reduce.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
 
 #include <check.h>
 #include "check_main.h"

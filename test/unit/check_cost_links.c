@@ -1,17 +1,17 @@
 /*
- * The cost model across link classes (coll/core/cost_links.c) and the
+ * The cost model across link classes (coll/core/select/cost_links.c) and the
  * choice between flat and hierarchical allreduce it drives
  * (loom_allreduce_select_team): values worked out by hand, and the
  * choices the emulated cluster's links call for.
  */
-#include "coll/core/allgather.h"
-#include "coll/core/allreduce.h"
-#include "coll/core/bcast.h"
-#include "coll/core/reduce.h"
-#include "coll/core/reduce_scatter.h"
-#include "coll/core/coll_config.h"
-#include "coll/core/cost_links.h"
-#include "coll/core/team.h"
+#include "coll/core/allgather/allgather.h"
+#include "coll/core/allreduce/allreduce.h"
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/reduce/reduce.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
+#include "coll/core/select/coll_config.h"
+#include "coll/core/select/cost_links.h"
+#include "coll/core/engine/team.h"
 
 #include <check.h>
 #include "check_main.h"

@@ -13,7 +13,7 @@
  * The same file also runs against single-ISA builds of the kernels
  * (LOOM_KERNEL_TEST_ISA, see test/kernels.am).
  */
-#include "coll/core/reduce_kernels.h"
+#include "coll/core/parts/reduce_kernels.h"
 
 #include <check.h>
 #include "check_main.h"

@@ -3,8 +3,8 @@
  * with a sum and a non-commutative op checked against a fold in rank
  * order computed here; and the selection. */
 #include "loopback_harness.h"
-#include "coll/core/reduce.h"
-#include "coll/core/coll_config.h"
+#include "coll/core/reduce/reduce.h"
+#include "coll/core/select/coll_config.h"
 
 #include <check.h>
 #include "check_main.h"

@@ -6,9 +6,9 @@
  * every rank's result compared bytewise with a reference computed here,
  * and the bytes after it untouched; and the selection. */
 #include "loopback_harness.h"
-#include "coll/core/reduce_scatter.h"
-#include "coll/core/coll_config.h"
-#include "coll/core/tag.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
+#include "coll/core/select/coll_config.h"
+#include "coll/core/engine/tag.h"
 
 #include <check.h>
 #include "check_main.h"

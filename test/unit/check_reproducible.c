@@ -10,8 +10,8 @@
  * ask for reproducibility.
  */
 #include "loopback_harness.h"
-#include "coll/core/reduce.h"
-#include "coll/core/reduce_scatter.h"
+#include "coll/core/reduce/reduce.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
 
 #include <check.h>
 #include "check_main.h"

@@ -1,11 +1,11 @@
 /* Selection rules: the grammar, its errors, matching, the hash, cost
  * constants, and what each collective's selection does with a rule. */
 #include "loopback_harness.h"
-#include "coll/core/allgather.h"
-#include "coll/core/bcast.h"
-#include "coll/core/reduce.h"
-#include "coll/core/reduce_scatter.h"
-#include "coll/core/rules.h"
+#include "coll/core/allgather/allgather.h"
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/reduce/reduce.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
+#include "coll/core/select/rules.h"
 
 #include <check.h>
 #include "check_main.h"

@@ -1,7 +1,7 @@
 /* The executor, the team and the loopback transport. */
 #include "loopback_harness.h"
-#include "coll/core/pool.h"
-#include "coll/core/tag.h"
+#include "coll/core/engine/pool.h"
+#include "coll/core/engine/tag.h"
 
 #include <check.h>
 #include "check_main.h"

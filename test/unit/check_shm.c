@@ -4,7 +4,7 @@
  * /dev/shm object, and each runs a sequence of collectives (so counters
  * carry from one call to the next, as in a job) and checks every result.
  */
-#include "coll/core/shm.h"
+#include "coll/core/shm/shm.h"
 #include "common/log.h"
 #include "check_main.h"
 

@@ -11,8 +11,8 @@
 #include "coll/sim/fit.h"
 #include "coll/sim/model.h"
 #include "coll/sim/prog.h"
-#include "coll/core/sched.h"
-#include "coll/core/team.h"
+#include "coll/core/engine/sched.h"
+#include "coll/core/engine/team.h"
 #include "tools/loom-sim/coll.h"
 #include "tools/loom-sim/options.h"
 

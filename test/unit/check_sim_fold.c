@@ -8,11 +8,11 @@
 #include "coll/sim/fold.h"
 #include "coll/sim/model.h"
 #include "coll/sim/prog.h"
-#include "coll/core/allgather.h"
-#include "coll/core/bcast.h"
-#include "coll/core/reduce.h"
-#include "coll/core/reduce_scatter.h"
-#include "coll/core/sched.h"
+#include "coll/core/allgather/allgather.h"
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/reduce/reduce.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
+#include "coll/core/engine/sched.h"
 
 #include <check.h>
 #include "check_main.h"

@@ -3,8 +3,8 @@
 #ifndef LOOM_TEST_LOOPBACK_HARNESS_H
 #define LOOM_TEST_LOOPBACK_HARNESS_H
 
-#include "coll/core/allreduce.h"
-#include "coll/core/transport_loopback.h"
+#include "coll/core/allreduce/allreduce.h"
+#include "coll/core/transport/transport_loopback.h"
 #include "common/log.h"
 
 typedef struct harness {

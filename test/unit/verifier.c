@@ -15,7 +15,7 @@
  * asked for (scratch_bytes; the pool may hand out more) bounds the checks.
  */
 #include "verifier_internal.h"
-#include "coll/core/tag.h"
+#include "coll/core/engine/tag.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -22,11 +22,11 @@
 #ifndef LOOM_TEST_VERIFIER_H
 #define LOOM_TEST_VERIFIER_H
 
-#include "coll/core/allgather.h"
-#include "coll/core/allreduce.h"
-#include "coll/core/bcast.h"
-#include "coll/core/reduce.h"
-#include "coll/core/reduce_scatter.h"
+#include "coll/core/allgather/allgather.h"
+#include "coll/core/allreduce/allreduce.h"
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/reduce/reduce.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
 #ifndef LOOM_TEST_VERIFIER_BUGS_H
 #define LOOM_TEST_VERIFIER_BUGS_H
 
-#include "coll/core/allreduce.h"
+#include "coll/core/allreduce/allreduce.h"
 
 typedef enum vbug {
     VBUG_NONE,            /* a correct algorithm, for any op */

@@ -19,7 +19,7 @@
  * depends on timing.
  */
 #include "verifier_internal.h"
-#include "coll/core/tag.h"
+#include "coll/core/engine/tag.h"
 
 #include <stdio.h>
 #include <stdlib.h>

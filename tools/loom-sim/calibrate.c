@@ -1,6 +1,6 @@
 /* loom-sim calibrate (calibrate.h). */
 #include "calibrate.h"
-#include "coll/core/allreduce.h"
+#include "coll/core/allreduce/allreduce.h"
 #include "sweep.h"
 #include "coll/sim/fit.h"
 

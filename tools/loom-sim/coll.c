@@ -1,10 +1,10 @@
 /* The collectives loom-sim simulates (coll.h). */
 #include "coll.h"
-#include "coll/core/allgather.h"
-#include "coll/core/allreduce.h"
-#include "coll/core/bcast.h"
-#include "coll/core/reduce.h"
-#include "coll/core/reduce_scatter.h"
+#include "coll/core/allgather/allgather.h"
+#include "coll/core/allreduce/allreduce.h"
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/reduce/reduce.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -12,9 +12,9 @@
 #ifndef LOOM_SIM_COLL_H
 #define LOOM_SIM_COLL_H
 
-#include "coll/core/collective.h"
-#include "coll/core/coll_config.h"
-#include "coll/core/team.h"
+#include "coll/core/select/collective.h"
+#include "coll/core/select/coll_config.h"
+#include "coll/core/engine/team.h"
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* loom-sim's command line (options.h). */
 #include "options.h"
-#include "coll/core/allreduce.h"
+#include "coll/core/allreduce/allreduce.h"
 #include "tools/common/size.h"
 
 #include <errno.h>

@@ -1,0 +1,62 @@
+/*
+ * Pipelined chain bcast: ranks renumbered so that the root is virtual
+ * rank 0; the message is cut into segments, and virtual rank v receives
+ * each from v-1 and passes it on to v+1 at once, so that every link of
+ * the chain carries a different segment at the same time.
+ *
+ *   root -> v1 -> v2 -> ... -> v(p-1)      segment j+1 follows segment j
+ *
+ * Cost, s segments of n/s bytes: (p - 2 + s) (alpha + n/s beta).  For
+ * large n the fill time (p - 2 stages) is small against s and the cost
+ * tends to n beta, the lower bound: it wins for large messages on few
+ * ranks and for medium ones where the segment is large enough to hide
+ * alpha; its p - 1 stages of latency lose to the binomial tree for small
+ * messages and to scatter + allgather when p is large.
+ *
+ * Segments go straight into the receive buffer, so there is no scratch
+ * and no depth limit: every receive is posted at once.
+ */
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/parts/partition.h"
+#include "coll/core/engine/tag.h"
+
+#define LOOM_CHAIN_DEFAULT_SEG (64 * 1024)
+
+loom_status_t loom_bcast_chain_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                    loom_sched_t **sched_p)
+{
+    int p = team->size, v = loom_vrank(team->rank, args->root, p), recv = -1;
+    size_t esize = args->elem_size, count = args->count, seg, nseg, j, n;
+    int prev = v > 0 ? loom_vrank_real(v - 1, args->root, p) : -1;
+    int next = v + 1 < p ? loom_vrank_real(v + 1, args->root, p) : -1;
+    char *buf = args->recvbuf, *at;
+    loom_status_t status;
+    loom_sched_t *sched;
+
+    if (args->root < 0 || args->root >= p) {
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    status = loom_sched_create(team, args, LOOM_BCAST_CHAIN, &sched);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    if (p == 1 || count == 0) {
+        goto out;
+    }
+    /* One tag step per segment: too many segments get larger instead. */
+    seg = loom_seg_elems(args->seg_bytes, LOOM_CHAIN_DEFAULT_SEG, esize, count,
+                         LOOM_TAG_MAX_STEPS);
+    nseg = (count + seg - 1) / seg;
+    for (j = 0; j < nseg; ++j) {
+        n = j + 1 < nseg ? seg : count - j * seg;
+        at = buf + j * seg * esize;
+        if (prev >= 0) {
+            recv = loom_sched_recv(sched, prev, (uint32_t)j, at, n * esize, LOOM_NO_DEPS);
+        }
+        if (next >= 0) {
+            loom_sched_send(sched, next, (uint32_t)j, at, n * esize, LOOM_DEPS(recv));
+        }
+    }
+out:
+    return loom_sched_plan_done(sched, sched_p);
+}

@@ -1,0 +1,118 @@
+/*
+ * Scatter + ring allgather bcast (van de Geijn): the message is cut into
+ * p blocks, block u meant for virtual rank u (root = 0).  A binomial
+ * scatter gives each rank the blocks of its subtree, then a ring
+ * allgather passes every block around.
+ *
+ *   scatter (p = 8): 0 sends blocks [4,8) to 4, [2,4) to 2, [1,2) to 1;
+ *                    4 sends [6,8) to 6, [5,6) to 5; 2 sends [3,4) to 3;
+ *                    6 sends [7,8) to 7.
+ *   ring, round k = 0..p-2: v sends block v-k to v+1 and receives block
+ *                    v-k-1 from v-1 (mod p).
+ *
+ * A rank never receives a block it already holds from the scatter (the
+ * last rounds of a subtree's head): both ends of that message know it
+ * and skip it, and the holder forwards the block from what the scatter
+ * gave it.  So no block is ever written twice, and the root's blocks are
+ * never written at all.
+ *
+ * Cost: (ceil(log2 p) + p - 1) alpha + 2 (p-1)/p n beta.  About twice
+ * n beta, independent of p: it wins for large n at larger p, where the
+ * binomial tree's log2(p) n beta and the chain's p alphas both grow.
+ */
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/parts/partition.h"
+#include "coll/core/engine/tag.h"
+
+typedef struct loom_bsag {
+    char    *buf;
+    size_t  count;
+    size_t  esize;
+    int     p;
+} loom_bsag_t;
+
+/* Blocks [lo, hi) of p: address and bytes. */
+static char *loom_bsag_range(const loom_bsag_t *c, int lo, int hi, size_t *bytes_p)
+{
+    size_t first = loom_block_offset(c->count, c->p, lo);
+
+    *bytes_p = (loom_block_offset(c->count, c->p, hi) - first) * c->esize;
+    return c->buf + first * c->esize;
+}
+
+/* Whether virtual rank v holds block b after the scatter. */
+static int loom_bsag_holds(const loom_bsag_t *c, int v, int b)
+{
+    return b >= v && b < loom_binomial_end(v, c->p);
+}
+
+loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
+                                                loom_team_t *team, loom_sched_t **sched_p)
+{
+    loom_bsag_t c = { .buf = args->recvbuf, .count = args->count,
+                      .esize = args->elem_size, .p = team->size };
+    int p = team->size, v = loom_vrank(team->rank, args->root, p), m, k, b, scatter = -1;
+    int right = loom_vrank_real(v + 1, args->root, p);
+    int left = loom_vrank_real(v - 1, args->root, p);
+    int vright = loom_mod(v + 1, p), *have;
+    loom_status_t status;
+    loom_sched_t *sched;
+    size_t bytes;
+    char *at;
+
+    if (args->root < 0 || args->root >= p) {
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    /* One tag step for the scatter and one per ring round. */
+    if ((uint64_t)p > LOOM_TAG_MAX_STEPS) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    status = loom_sched_create(team, args, LOOM_BCAST_SCATTER_ALLGATHER, &sched);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    if (p == 1 || args->count == 0) {
+        goto out;
+    }
+    /* have[b]: the step after which block b is here (-1: from the start,
+     * or not yet: only blocks held are ever sent). */
+    status = loom_sched_alloc_ints(sched, p, &have);
+    if (status != LOOM_OK) {
+        goto out;
+    }
+
+    /* Scatter: the subtree's blocks from the parent, in one message. */
+    if (v > 0) {
+        at = loom_bsag_range(&c, v, loom_binomial_end(v, p), &bytes);
+        scatter = loom_sched_recv(sched, loom_vrank_real(loom_binomial_parent(v),
+                                                         args->root, p),
+                                  0, at, bytes, LOOM_NO_DEPS);
+    }
+    for (b = 0; b < p; ++b) {
+        have[b] = scatter;
+    }
+    for (m = loom_binomial_top(v, p); m > 0; m /= 2) {
+        if (v + m < p) {
+            at = loom_bsag_range(&c, v + m, loom_binomial_end(v + m, p), &bytes);
+            loom_sched_send(sched, loom_vrank_real(v + m, args->root, p), 0, at, bytes,
+                            LOOM_DEPS(scatter));
+        }
+    }
+
+    /* Ring allgather over virtual ranks. */
+    for (k = 0; k < p - 1; ++k) {
+        b = loom_mod(v - k, p);
+        if (!loom_bsag_holds(&c, vright, b)) {
+            at = loom_bsag_range(&c, b, b + 1, &bytes);
+            loom_sched_send(sched, right, (uint32_t)(1 + k), at, bytes, LOOM_DEPS(have[b]));
+        }
+        b = loom_mod(v - k - 1, p);
+        if (!loom_bsag_holds(&c, v, b)) {
+            at = loom_bsag_range(&c, b, b + 1, &bytes);
+            have[b] = loom_sched_recv(sched, left, (uint32_t)(1 + k), at, bytes,
+                                      LOOM_NO_DEPS);
+        }
+    }
+out:
+    return loom_sched_plan_done(sched, sched_p);
+}

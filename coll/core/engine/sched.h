@@ -1,0 +1,190 @@
+/*
+ * Schedules: one rank's part of a collective, as data.
+ *
+ * An algorithm appends steps (send, receive, reduce, copy); a step starts
+ * once every step it depends on is done.  Because a schedule is data, the
+ * same algorithm runs on UCX, on the loopback transport and, later, in the
+ * simulator and the verifier.
+ *
+ * The executor is nonblocking and may be entered from a progress callback
+ * while an outer call of it is running (Open MPI calls progress from inside
+ * blocking waits): the inner call then returns at once.
+ */
+#ifndef LOOM_SCHED_H
+#define LOOM_SCHED_H
+
+#include "coll/core/engine/args.h"
+#include "coll/core/engine/team.h"
+
+#define LOOM_STEP_MAX_DEPS 4
+
+typedef enum loom_step_type {
+    LOOM_STEP_SEND,
+    LOOM_STEP_RECV,
+    LOOM_STEP_REDUCE,   /* dst = src (op) dst, bytes / elem_size elements */
+    LOOM_STEP_COPY      /* memcpy(dst, src, bytes) */
+} loom_step_type_t;
+
+typedef struct loom_step_desc {
+    loom_step_type_t    type;
+    int                 peer;          /* team rank, for send and recv */
+    uint32_t            tag_step;      /* tells messages of one collective apart */
+    const void          *src;
+    void                *dst;
+    size_t              bytes;
+    int                 deps[LOOM_STEP_MAX_DEPS]; /* step indices; < 0 means none */
+    int                 ndeps;
+} loom_step_desc_t;
+
+typedef enum loom_step_state {
+    LOOM_STEP_WAITING = 0,
+    LOOM_STEP_POSTED,
+    LOOM_STEP_DONE
+} loom_step_state_t;
+
+typedef struct loom_step {
+    loom_step_desc_t    desc;
+    loom_step_state_t   state;
+    loom_completion_t   comp;
+} loom_step_t;
+
+typedef struct loom_sched {
+    struct loom_sched   *next_spare;   /* on the team's list of reusable schedules */
+    loom_team_t         *team;
+    loom_coll_args_t    args;
+    unsigned            alg_id;        /* goes into every tag */
+    uint32_t            seq;
+    loom_step_t         *steps;
+    int                 nsteps;
+    int                 capacity;
+    int                 ndone;
+    /* Executor state, built at the first progress call: per step the deps
+     * not yet done, the steps that wait on it (CSR), a FIFO of ready steps
+     * and the list of posted ones.  Progress then costs O(posted + ready),
+     * not O(steps). */
+    int                 prepared;
+    int                 *exec;          /* one block for the arrays below */
+    int                 exec_capacity;
+    int                 *pending_deps;
+    int                 *dependents_at; /* nsteps + 1 offsets into dependents */
+    int                 *dependents;
+    int                 *ready;
+    int                 ready_head, ready_tail;
+    int                 *posted;
+    int                 nposted;
+    void                *scratch;      /* from the pool */
+    size_t              scratch_bytes; /* as requested (the pool may give more) */
+    int                 *ints;         /* algorithm bookkeeping, kept for reuse */
+    int                 ints_capacity;
+    loom_status_t       build_status;  /* first error while steps were added */
+    loom_status_t       status;        /* LOOM_INPROGRESS until done or failed */
+    int                 busy;          /* re-entrancy guard */
+} loom_sched_t;
+
+/* An empty schedule for one collective on team; takes the team's next
+ * sequence number.  Reuses a schedule the team has kept, so the hot path
+ * does not allocate. */
+loom_status_t loom_sched_create(loom_team_t *team, const loom_coll_args_t *args,
+                                unsigned alg_id, loom_sched_t **sched_p);
+
+/* Releases the schedule (to the team for reuse).  One with operations still
+ * posted (after a failure) is left allocated, because the transport will
+ * still write to it. */
+void loom_sched_destroy(loom_sched_t *sched);
+
+/* Frees the schedules a team keeps for reuse (at team destruction). */
+void loom_sched_free_spares(loom_team_t *team);
+
+/* Appends a step; its index goes to *index_p. */
+loom_status_t loom_sched_add(loom_sched_t *sched, const loom_step_desc_t *desc,
+                             int *index_p);
+
+/* Scratch memory owned by the schedule, from the pool, returned with it;
+ * one area per schedule. */
+loom_status_t loom_sched_alloc_scratch(loom_sched_t *sched, size_t bytes,
+                                       void **scratch_p);
+
+/* n ints of bookkeeping for the algorithm that builds the schedule
+ * (for example the index of each round's send); valid until destroy. */
+loom_status_t loom_sched_alloc_ints(loom_sched_t *sched, int n, int **ints_p);
+
+/*
+ * Builders.  Each appends one step and returns its index, or -1 when the
+ * step is empty (a message or reduction of 0 bytes, a copy onto itself:
+ * both ends of a message compute the same sizes, so both skip) or when
+ * adding failed.  A failure is remembered: check loom_sched_build_status()
+ * once after building.  Negative dependency indices mean "none".
+ */
+typedef struct loom_deps {
+    int d[LOOM_STEP_MAX_DEPS];
+    int n;
+} loom_deps_t;
+
+#define LOOM_DEPS(...) \
+    ((loom_deps_t){ .d = { __VA_ARGS__ }, .n = sizeof((int[]){ __VA_ARGS__ }) / sizeof(int) })
+#define LOOM_NO_DEPS ((loom_deps_t){ .n = 0 })
+
+/* The one builder behind the four below: appends a step of any type.
+ * The four are inline so that a plan's LOOM_DEPS(...) reaches it by
+ * address, read back in the ints it was written in (a 20-byte struct
+ * passed by value is copied in wider words, which stalls on the narrow
+ * stores that built it: a fifth of a large plan's time). */
+int loom_sched_step(loom_sched_t *sched, loom_step_type_t type, int peer, uint32_t tag_step,
+                    const void *src, void *dst, size_t bytes, const loom_deps_t *deps);
+
+static inline int loom_sched_send(loom_sched_t *sched, int peer, uint32_t tag_step,
+                                  const void *buf, size_t bytes, loom_deps_t deps)
+{
+    return bytes == 0 ? -1
+                      : loom_sched_step(sched, LOOM_STEP_SEND, peer, tag_step, buf, NULL, bytes,
+                                        &deps);
+}
+
+static inline int loom_sched_recv(loom_sched_t *sched, int peer, uint32_t tag_step, void *buf,
+                                  size_t bytes, loom_deps_t deps)
+{
+    return bytes == 0 ? -1
+                      : loom_sched_step(sched, LOOM_STEP_RECV, peer, tag_step, NULL, buf, bytes,
+                                        &deps);
+}
+
+/* dst = src (op) dst over bytes / elem_size elements. */
+static inline int loom_sched_reduce(loom_sched_t *sched, const void *src, void *dst,
+                                    size_t bytes, loom_deps_t deps)
+{
+    return bytes == 0 ? -1
+                      : loom_sched_step(sched, LOOM_STEP_REDUCE, 0, 0, src, dst, bytes, &deps);
+}
+
+static inline int loom_sched_copy(loom_sched_t *sched, const void *src, void *dst,
+                                  size_t bytes, loom_deps_t deps)
+{
+    return bytes == 0 || src == dst
+               ? -1
+               : loom_sched_step(sched, LOOM_STEP_COPY, 0, 0, src, dst, bytes, &deps);
+}
+
+/* Out of place, a first step copying the whole input into the receive
+ * buffer; in place, nothing (-1). */
+int loom_sched_copy_input(loom_sched_t *sched);
+
+static inline loom_status_t loom_sched_build_status(const loom_sched_t *sched)
+{
+    return sched->build_status;
+}
+
+/* Ends a plan: hands the schedule out through *sched_p, or, when adding a
+ * step or an allocation failed while building, destroys it and returns
+ * that error. */
+loom_status_t loom_sched_plan_done(loom_sched_t *sched, loom_sched_t **sched_p);
+
+/* Starts every ready step, then progresses the transport once.
+ * Returns LOOM_OK when all steps are done, LOOM_INPROGRESS, or an error. */
+loom_status_t loom_sched_progress(loom_sched_t *sched);
+
+/* Describe in buf (len > 0) what sched waits for: its sequence number,
+ * steps done, and up to three posted steps not complete with their peers.
+ * Returns the length written (truncated to fit). */
+size_t loom_sched_describe_wait(const loom_sched_t *sched, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,134 @@
+#include "coll/core/parts/hier_layout.h"
+
+/* Group members 0..n-1 by group_of[] into size/start/list (counting sort:
+ * stable, so each group stays ascending); returns the largest group. */
+static int loom_hier_group(int n, int ngroups, const int *group_of, int *size, int *start,
+                           int *list)
+{
+    int i, g, largest = 0;
+
+    for (g = 0; g < ngroups; ++g) {
+        size[g] = 0;
+    }
+    for (i = 0; i < n; ++i) {
+        ++size[group_of[i]];
+    }
+    for (g = 0; g < ngroups; ++g) {
+        start[g] = g == 0 ? 0 : start[g - 1] + size[g - 1];
+        largest = size[g] > largest ? size[g] : largest;
+    }
+    for (g = 0; g < ngroups; ++g) {
+        size[g] = 0; /* refilled below, as a cursor */
+    }
+    for (i = 0; i < n; ++i) {
+        g = group_of[i];
+        list[start[g] + size[g]++] = i;
+    }
+    return largest;
+}
+
+loom_status_t loom_hier_layout_init(loom_hier_layout_t *l, const loom_team_t *team,
+                                    loom_sched_t *sched, int extra_ints, int **extra_p)
+{
+    int *ints, *rack_of_node, i, x;
+    loom_status_t status;
+
+    l->p = team->size;
+    l->N = team->num_nodes;
+    l->R = team->num_racks;
+    l->me = team->rank;
+    status = loom_sched_alloc_ints(sched, 4 * l->N + l->p + 2 * l->R + extra_ints, &ints);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    l->node_size = ints;
+    l->node_start = l->node_size + l->N;
+    l->node_ranks = l->node_start + l->N;
+    l->rack_size = l->node_ranks + l->p;
+    l->rack_start = l->rack_size + l->R;
+    l->rack_nodes = l->rack_start + l->R;
+    rack_of_node = l->rack_nodes + l->N;
+    if (extra_p != NULL) {
+        *extra_p = rack_of_node + l->N;
+    }
+    l->max_node = loom_hier_group(l->p, l->N, team->node_of, l->node_size, l->node_start,
+                                  l->node_ranks);
+    for (i = 0; i < l->p; ++i) {
+        rack_of_node[team->node_of[i]] = team->rack_of[i];
+    }
+    l->max_rack = loom_hier_group(l->N, l->R, rack_of_node, l->rack_size, l->rack_start,
+                                  l->rack_nodes);
+    l->me_node = team->node_of[l->me];
+    l->me_rack = team->rack_of[l->me];
+    for (i = 0; loom_hier_rank(l, l->me_node, i) != l->me; ++i) {
+    }
+    l->me_local = i;
+    for (x = 0; loom_hier_node(l, l->me_rack, x) != l->me_node; ++x) {
+    }
+    l->me_node_in_rack = x;
+    return LOOM_OK;
+}
+
+void loom_hier_index_init(loom_hier_index_t *ix, const loom_hier_layout_t *l,
+                          const loom_team_t *team, int *ints)
+{
+    int x, y, i;
+
+    ix->lay = l;
+    ix->node_of = team->node_of;
+    ix->rack_of = team->rack_of;
+    ix->local_of = ints;
+    ix->node_pos = ints + l->p;
+    for (x = 0; x < l->N; ++x) {
+        for (i = 0; i < l->node_size[x]; ++i) {
+            ix->local_of[loom_hier_rank(l, x, i)] = i;
+        }
+    }
+    for (y = 0; y < l->R; ++y) {
+        for (i = 0; i < l->rack_size[y]; ++i) {
+            ix->node_pos[loom_hier_node(l, y, i)] = i;
+        }
+    }
+}
+
+void loom_hier_chain_links(const loom_hier_index_t *ix, int root, loom_hier_links_t *links_p)
+{
+    const loom_hier_layout_t *l = ix->lay;
+    loom_hier_links_t k = { .up = -1, .down = { -1, -1, -1 } };
+    int w = l->me_rack, y = l->me_node, R = l->R, M = l->rack_size[w];
+    int n = l->node_size[y], rack_pos, node_pos, local_pos, h, g, x;
+
+    h = loom_hier_rack_holder(ix, w, root);
+    g = loom_hier_node_holder(ix, y, root);
+    /* Local chain: from the node holder on, in local order. */
+    local_pos = (l->me_local - ix->local_of[g] + n) % n;
+    if (local_pos > 0) {
+        k.up = loom_hier_rank(l, y, (l->me_local + n - 1) % n);
+    }
+    if (local_pos < n - 1) {
+        k.down[2] = loom_hier_rank(l, y, (l->me_local + 1) % n);
+    }
+    if (l->me == g) {
+        /* Node chain: from the rack holder's node on, in rack order. */
+        node_pos = (l->me_node_in_rack - ix->node_pos[ix->node_of[h]] + M) % M;
+        if (node_pos > 0) {
+            x = loom_hier_node(l, w, (l->me_node_in_rack + M - 1) % M);
+            k.up = loom_hier_node_holder(ix, x, root);
+        }
+        if (node_pos < M - 1) {
+            x = loom_hier_node(l, w, (l->me_node_in_rack + 1) % M);
+            k.down[1] = loom_hier_node_holder(ix, x, root);
+        }
+    }
+    if (l->me == h) {
+        /* Rack chain: from the root's rack on, in rack order. */
+        rack_pos = (w - ix->rack_of[root] + R) % R;
+        if (rack_pos > 0) {
+            k.up = loom_hier_rack_holder(ix, (w + R - 1) % R, root);
+        }
+        if (rack_pos < R - 1) {
+            k.down[0] = loom_hier_rack_holder(ix, (w + 1) % R, root);
+        }
+    }
+    *links_p = k;
+}

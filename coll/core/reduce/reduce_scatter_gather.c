@@ -1,0 +1,198 @@
+/*
+ * Reduce-scatter + gather reduce (Rabenseifner's reduce): a reduce-scatter
+ * by recursive halving leaves each rank with the full reduction of one
+ * block, then a binomial gather, the halving's rounds in reverse, brings
+ * the blocks to one rank.
+ *
+ *   reduce-scatter, rounds k = 0..log2(p)-1, partner v ^ 2^k: keep half
+ *     of the current range of blocks (the lower half on the lower rank),
+ *     send the other half, reduce the partner's copy of the kept half in.
+ *   gather, k = log2(p)-1..0: the rank with bit k set sends the range it
+ *     holds to its partner and is done; the partner appends it.
+ *
+ *   ranges (p = 4):  rank 0: [0,4) -> [0,2) -> [0,1) ... -> [0,2) -> [0,4)
+ *                    rank 1: [0,4) -> [2,4) -> [2,3) -> sends [2,3) to 0
+ *
+ * Non-powers of two first fold the first 2*rem ranks in pairs (the lower
+ * rank's vector goes to the higher one, see loom_fold_t).  Commutative ops
+ * number ranks from the root so that the gather ends there; non-commutative
+ * ones keep real ranks (every combination joins two contiguous groups, the
+ * lower as src: rank order), and the result goes from the gather's end to
+ * the root when that is another rank: + alpha + n beta.
+ *
+ * Cost: log2(p) alpha + (p-1)/p n (beta + gamma) for the reduce-scatter,
+ * log2(p) alpha + (p-1)/p n beta for the gather (+ alpha + n (beta +
+ * gamma) for the fold).  About 2n beta + n gamma whatever p: it wins for
+ * large n, where the binomial tree moves and reduces log2(p) n.
+ *
+ * Working memory: the running vector (the receive buffer at the rank the
+ * gather ends at when that is the root, scratch elsewhere) and a receive
+ * area of n bytes, both from the schedule's scratch.
+ */
+#include "coll/core/reduce/reduce.h"
+#include "coll/core/parts/partition.h"
+#include "coll/core/engine/tag.h"
+
+#define LOOM_RSG_MAX_ROUNDS 31
+#define LOOM_RSG_TAG_FOLD   0
+/* The result's way from the gather's end to the root: a step no round uses. */
+#define LOOM_RSG_TAG_ROOT   ((uint32_t)LOOM_TAG_MAX_STEPS)
+
+typedef struct loom_rsg {
+    loom_sched_t    *sched;
+    char            *buf;       /* the running vector */
+    size_t          count;
+    size_t          esize;
+    int             p2;
+    int             p;
+    int             base;       /* real rank = (shifted rank + base) mod p */
+    loom_fold_t     fold;
+} loom_rsg_t;
+
+static char *loom_rsg_range(const loom_rsg_t *c, int lo, int hi, size_t *bytes_p)
+{
+    size_t first = loom_block_offset(c->count, c->p2, lo);
+
+    *bytes_p = (loom_block_offset(c->count, c->p2, hi) - first) * c->esize;
+    return c->buf + first * c->esize;
+}
+
+/* The real rank of virtual rank v (after the fold, in shifted numbering). */
+static int loom_rsg_real(const loom_rsg_t *c, int v)
+{
+    return loom_mod(loom_fold_real(&c->fold, v) + c->base, c->p);
+}
+
+loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
+                                              loom_team_t *team, loom_sched_t **sched_p)
+{
+    loom_rsg_t c = { .count = args->count, .esize = args->elem_size, .p = team->size };
+    int p = team->size, r = team->rank, root = args->root, sr, vr, k, rounds = 0;
+    int lo = 0, hi, mid, peer, last = -1, recv, red, reader = -1, send, top, input_read = -1;
+    int lo_at[LOOM_RSG_MAX_ROUNDS], hi_at[LOOM_RSG_MAX_ROUNDS], rs_send[LOOM_RSG_MAX_ROUNDS];
+    size_t bytes = args->count * args->elem_size, kept_bytes, sent_bytes;
+    int in_place = args->in_place && r == root;
+    const char *in = in_place ? args->recvbuf : args->sendbuf;
+    char *scratch, *tmp, *kept, *sent;
+    loom_status_t status;
+
+    if (root < 0 || root >= p) {
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    status = loom_sched_create(team, args, LOOM_REDUCE_SCATTER_GATHER, &c.sched);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    if (bytes == 0) {
+        goto out;
+    }
+    if (p == 1) {
+        loom_sched_copy(c.sched, in, args->recvbuf, bytes, LOOM_NO_DEPS);
+        goto out;
+    }
+    /* Shifted ranks: the gather ends at virtual rank 0, shifted rank 0 or
+     * 1 (1 when the fold pairs rank 0 off); for a commutative op make that
+     * the root. */
+    c.fold = loom_fold_make(p, 0);
+    c.base = args->op.commutative ? loom_mod(root - (c.fold.rem > 0), p) : 0;
+    sr = loom_mod(r - c.base, p);
+    c.fold = loom_fold_make(p, sr);
+    c.p2 = c.fold.p2;
+    vr = c.fold.vrank;
+    top = loom_rsg_real(&c, 0);
+
+    /* The running vector is the receive buffer only where the result is
+     * wanted and nothing else is received into it. */
+    status = loom_sched_alloc_scratch(c.sched, (r == root && r == top ? 1 : 2) * bytes,
+                                      (void **)&scratch);
+    if (status != LOOM_OK) {
+        goto out;
+    }
+    tmp = scratch;
+    c.buf = r == root && r == top ? args->recvbuf : scratch + bytes;
+
+    /* Fold: the lower rank of a pair hands its vector to the higher one. */
+    if (sr < 2 * c.fold.rem && vr < 0) {
+        send = loom_sched_send(c.sched, loom_mod(sr + 1 + c.base, p), LOOM_RSG_TAG_FOLD, in,
+                               bytes, LOOM_NO_DEPS);
+        if (r == root) {
+            loom_sched_recv(c.sched, top, LOOM_RSG_TAG_ROOT, args->recvbuf,
+                            bytes, LOOM_DEPS(send));
+        }
+        goto out;
+    }
+    if (sr < 2 * c.fold.rem) {
+        recv = loom_sched_recv(c.sched, loom_mod(sr - 1 + c.base, p), LOOM_RSG_TAG_FOLD, tmp,
+                               bytes, LOOM_NO_DEPS);
+        /* buf = (the lower rank: tmp) op (this rank: in) */
+        last = loom_sched_copy(c.sched, in, c.buf, bytes, LOOM_NO_DEPS);
+        input_read = last;
+        last = loom_sched_reduce(c.sched, tmp, c.buf, bytes, LOOM_DEPS(recv, last));
+        reader = last;
+    } else {
+        last = loom_sched_copy(c.sched, in, c.buf, bytes, LOOM_NO_DEPS);
+        input_read = last;
+    }
+
+    /* Reduce-scatter by recursive halving. */
+    hi = c.p2;
+    for (k = 0; (1 << k) < c.p2; ++k, ++rounds) {
+        peer = loom_rsg_real(&c, vr ^ (1 << k));
+        lo_at[k] = lo;
+        hi_at[k] = hi;
+        mid = lo + (hi - lo) / 2;
+        if ((vr & (1 << k)) == 0) {
+            kept = loom_rsg_range(&c, lo, mid, &kept_bytes);
+            sent = loom_rsg_range(&c, mid, hi, &sent_bytes);
+            hi = mid;
+        } else {
+            kept = loom_rsg_range(&c, mid, hi, &kept_bytes);
+            sent = loom_rsg_range(&c, lo, mid, &sent_bytes);
+            lo = mid;
+        }
+        rs_send[k] = loom_sched_send(c.sched, peer, (uint32_t)(1 + k), sent, sent_bytes,
+                                     LOOM_DEPS(last));
+        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + k), tmp, kept_bytes,
+                               LOOM_DEPS(reader));
+        if ((vr & (1 << k)) != 0) {
+            /* The partner's group is the lower one. */
+            red = loom_sched_reduce(c.sched, tmp, kept, kept_bytes, LOOM_DEPS(recv, last));
+        } else {
+            /* kept = kept op theirs: into tmp, then back. */
+            red = loom_sched_reduce(c.sched, kept, tmp, kept_bytes, LOOM_DEPS(recv, last));
+            red = loom_sched_copy(c.sched, tmp, kept, kept_bytes, LOOM_DEPS(red));
+        }
+        reader = red >= 0 ? red : reader;
+        last = red >= 0 ? red : last;
+    }
+
+    /* Gather, the rounds in reverse: receive what was sent away in round
+     * k, until this rank's own turn to send. */
+    for (k = rounds - 1; k >= 0; --k) {
+        peer = loom_rsg_real(&c, vr ^ (1 << k));
+        if (vr & (1 << k)) {
+            kept = loom_rsg_range(&c, lo, hi, &kept_bytes);
+            loom_sched_send(c.sched, peer, (uint32_t)(1 + rounds + k), kept, kept_bytes,
+                            LOOM_DEPS(last));
+            break;
+        }
+        sent = lo == lo_at[k] ? loom_rsg_range(&c, hi, hi_at[k], &sent_bytes)
+                              : loom_rsg_range(&c, lo_at[k], lo, &sent_bytes);
+        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + rounds + k), sent, sent_bytes,
+                               LOOM_DEPS(rs_send[k], last));
+        last = recv >= 0 ? recv : last;
+        lo = lo_at[k];
+        hi = hi_at[k];
+    }
+
+    /* Non-commutative: from the gather's end to the root. */
+    if (vr == 0 && r != root) {
+        loom_sched_send(c.sched, root, LOOM_RSG_TAG_ROOT, c.buf, bytes,
+                        LOOM_DEPS(last));
+    } else if (r == root && r != top) {
+        loom_sched_recv(c.sched, top, LOOM_RSG_TAG_ROOT, args->recvbuf, bytes,
+                        LOOM_DEPS(input_read));
+    }
+out:
+    return loom_sched_plan_done(c.sched, sched_p);
+}
