@@ -184,6 +184,9 @@ typedef struct mca_coll_loom_request {
 
 OBJ_CLASS_DECLARATION(mca_coll_loom_request_t);
 
+/* Registers the component's MCA parameters (coll_loom_params.c). */
+int mca_coll_loom_register(void);
+
 /* MPI_T: registers coll_loom_enable and the performance variables. */
 int mca_coll_loom_mpit_register(void);
 
