@@ -90,9 +90,8 @@ typedef struct mca_coll_loom_module {
     ompi_communicator_t                 *comm;
     loom_team_t                         *team;
     /* Per collective: calls of fewer bytes go below (loom_handoff_limit,
-     * 0 without a team); bit id of handoff_pair: the pair setting gave it. */
+     * 0 without a team). */
     size_t                              handoff_below[LOOM_COLL_KIND_COUNT];
-    unsigned                            handoff_pair;
     LOOM_PREVIOUS(mca_coll_base_module_allreduce_fn_t) previous_allreduce;
     LOOM_PREVIOUS(mca_coll_base_module_iallreduce_fn_t) previous_iallreduce;
     LOOM_PREVIOUS(mca_coll_base_module_allgather_fn_t) previous_allgather;
@@ -464,9 +463,7 @@ static inline loom_status_t mca_coll_loom_hand_off(const mca_coll_loom_module_t 
 {
     mca_coll_loom_count(&mca_coll_loom_counters(coll->id)->handoffs, 1);
     if (loom_log_enabled(LOOM_LOG_INFO)) {
-        loom_handoff_explain(module->team, coll->id, coll->name,
-                             (int)(module->handoff_pair >> coll->id) & 1,
-                             module->handoff_below[coll->id], bytes);
+        loom_handoff_explain(module->team, &mca_coll_loom_component.config, coll->id, bytes);
     }
     return LOOM_ERR_UNSUPPORTED;
 }

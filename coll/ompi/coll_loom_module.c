@@ -20,7 +20,6 @@ static void loom_module_construct(mca_coll_loom_module_t *module)
     module->comm = NULL;
     module->team = NULL;
     memset(module->handoff_below, 0, sizeof(module->handoff_below));
-    module->handoff_pair = 0;
     module->previous_allreduce.fn = NULL;
     module->previous_allreduce.module = NULL;
     module->previous_iallreduce.fn = NULL;
@@ -183,13 +182,11 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
     if (status != LOOM_OK) {
         return mca_coll_loom_status_to_ompi(status);
     }
-    module->handoff_pair = 0;
     for (i = 0; i < LOOM_COLL_KIND_COUNT; ++i) {
         int pair;
 
         module->handoff_below[i] = loom_handoff_limit(&c->config, module->team,
                                                       (loom_coll_kind_t)i, &pair);
-        module->handoff_pair |= (unsigned)pair << i;
     }
     loom_debug("coll", "joined communicator %s (cid %u, %d ranks on %d nodes in %d racks)",
                comm->c_name, comm->c_contextid, size, module->team->num_nodes,

@@ -10,6 +10,7 @@
 #include "coll/core/bcast/bcast.h"
 #include "coll/core/select/coll_config.h"
 #include "coll/core/select/collective.h"
+#include "coll/core/select/handoff.h"
 #include "coll/core/reduce/reduce.h"
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 
@@ -202,6 +203,38 @@ START_TEST(test_plan)
 }
 END_TEST
 
+/* A call handed down is said once per size class, naming the setting
+ * that decided: the pair setting on two ranks where it is larger. */
+START_TEST(test_handoff_explained)
+{
+    loom_coll_config_t cfg = default_config();
+    harness_t h;
+
+    harness_init(&h, 2);
+    h.teams[0]->num_nodes = 1;
+    cfg.bcast_handoff = 512;
+    cfg.bcast_pair_handoff = 2048;
+    loom_log_set_level(LOOM_LOG_INFO);
+    capture_start();
+    loom_handoff_explain(h.teams[0], &cfg, LOOM_COLL_BCAST, 1000);
+    loom_handoff_explain(h.teams[0], &cfg, LOOM_COLL_BCAST, 1001);
+    capture_stop();
+    ck_assert_msg(strstr(log_buf, "bcast on context") != NULL, "'%s'", log_buf);
+    ck_assert_ptr_nonnull(strstr(log_buf, "1000 bytes"));
+    ck_assert_ptr_null(strstr(log_buf, "1001 bytes"));
+    ck_assert_ptr_nonnull(strstr(log_buf, "below bcast_pair_handoff=2048 on one node"));
+    cfg.allreduce_handoff = 4096;
+    capture_start();
+    loom_handoff_explain(h.teams[0], &cfg, LOOM_COLL_ALLREDUCE, 8);
+    capture_stop();
+    ck_assert_msg(strstr(log_buf, "allreduce on context") != NULL &&
+                      strstr(log_buf, "below allreduce_handoff=4096 on one node") != NULL,
+                  "'%s'", log_buf);
+    loom_log_set_level(LOOM_LOG_WARN);
+    harness_fini(&h);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("collective");
@@ -210,6 +243,7 @@ int main(void)
     tcase_add_test(tc, test_tables);
     tcase_add_test(tc, test_bytes);
     tcase_add_test(tc, test_plan);
+    tcase_add_test(tc, test_handoff_explained);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
 }

@@ -16,12 +16,17 @@ size_t loom_handoff_limit(const loom_coll_config_t *cfg, const loom_team_t *team
     return *pair_p ? pair : threshold;
 }
 
-void loom_handoff_explain(loom_team_t *team, loom_coll_kind_t id, const char *coll, int pair,
-                          size_t threshold, size_t bytes)
+void loom_handoff_explain(loom_team_t *team, const loom_coll_config_t *cfg,
+                          loom_coll_kind_t id, size_t bytes)
 {
+    const char *coll = loom_collectives[id]->name;
+    size_t threshold;
+    int pair;
+
     if (!loom_log_enabled(LOOM_LOG_INFO) || !loom_team_first_in_class(team, id, bytes)) {
         return;
     }
+    threshold = loom_handoff_limit(cfg, team, id, &pair);
     loom_info("coll", "%s on context %u, %d ranks, %zu bytes (and this size "
               "class): handed to the module below Loom (below %s%s=%zu "
               "on one node)", coll, team->context_id, team->size, bytes, coll,

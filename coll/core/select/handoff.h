@@ -53,9 +53,9 @@ void loom_shm_explain(loom_team_t *team, loom_coll_kind_t id, const char *coll, 
 
 /* At verbose level info, say once per size class of collective id on
  * team (shared with the collective's own explain lines) that calls of
- * bytes go to the module below Loom, naming the setting
- * (<coll>_pair_handoff where pair, else <coll>_handoff). */
-void loom_handoff_explain(loom_team_t *team, loom_coll_kind_t id, const char *coll, int pair,
-                          size_t threshold, size_t bytes);
+ * bytes go to the module below Loom, naming the setting of cfg that
+ * decided (<coll>_pair_handoff or <coll>_handoff, loom_handoff_limit). */
+void loom_handoff_explain(loom_team_t *team, const loom_coll_config_t *cfg,
+                          loom_coll_kind_t id, size_t bytes);
 
 #endif
