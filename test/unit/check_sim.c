@@ -295,7 +295,7 @@ START_TEST(test_sim_options_rejected)
 
         ck_assert_int_eq(loom_sim_options_parse(5, (char **)bcast, stderr, &o),
                          LOOM_SIM_PARSE_OK);
-        ck_assert_str_eq(o.coll->name, "bcast");
+        ck_assert_str_eq(o.coll->engine->name, "bcast");
         ck_assert_int_eq(o.nalgs, 2);
         ck_assert_str_eq(o.coll->engine->alg_names[o.algs[0]], "chain");
         ck_assert_int_eq(o.algs[1], 0);

@@ -28,7 +28,7 @@ static loom_status_t loom_sim_choices_ranks(const loom_sim_options_t *o, int p, 
         coll = o->coll_given ? o->coll : loom_sim_coll_at(c);
         for (bytes = o->min_bytes; bytes <= o->max_bytes; bytes *= (size_t)o->factor) {
             loom_sim_select(coll, &cfg, team, bytes, 0, &choice);
-            fprintf(out, "%-15s %5d %5d %5d %10zu  %-22s %9zu %5d\n", coll->name, p,
+            fprintf(out, "%-15s %5d %5d %5d %10zu  %-22s %9zu %5d\n", coll->engine->name, p,
                     lay->nodes, lay->racks, bytes, coll->engine->alg_names[choice.alg],
                     choice.seg_bytes, choice.depth);
         }

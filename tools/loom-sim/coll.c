@@ -10,34 +10,34 @@
 #include <string.h>
 
 const loom_sim_coll_t loom_sim_coll_allreduce = {
-    .engine = &loom_allreduce_collective, .name = "allreduce",
+    .engine = &loom_allreduce_collective,
     .defaults = { LOOM_ALLREDUCE_RING, LOOM_ALLREDUCE_RABENSEIFNER, LOOM_ALLREDUCE_DBTREE,
                   LOOM_ALLREDUCE_HIER },
     .ndefaults = 4, .bus_num = 2,
 };
 
 static const loom_sim_coll_t loom_sim_coll_bcast = {
-    .engine = &loom_bcast_collective, .name = "bcast",
+    .engine = &loom_bcast_collective,
     .defaults = { LOOM_BCAST_BINOMIAL, LOOM_BCAST_CHAIN, LOOM_BCAST_SCATTER_ALLGATHER,
                   LOOM_BCAST_HIER },
     .ndefaults = 4,
 };
 
 static const loom_sim_coll_t loom_sim_coll_reduce = {
-    .engine = &loom_reduce_collective, .name = "reduce",
+    .engine = &loom_reduce_collective,
     .defaults = { LOOM_REDUCE_BINOMIAL, LOOM_REDUCE_SCATTER_GATHER, LOOM_REDUCE_CHAIN,
                   LOOM_REDUCE_HIER },
     .ndefaults = 4,
 };
 
 static const loom_sim_coll_t loom_sim_coll_allgather = {
-    .engine = &loom_allgather_collective, .name = "allgather",
+    .engine = &loom_allgather_collective,
     .defaults = { LOOM_ALLGATHER_BRUCK, LOOM_ALLGATHER_RING, LOOM_ALLGATHER_HIER },
     .ndefaults = 3, .total = 1, .bus_num = 1,
 };
 
 static const loom_sim_coll_t loom_sim_coll_reduce_scatter = {
-    .engine = &loom_reduce_scatter_collective, .name = "reduce_scatter",
+    .engine = &loom_reduce_scatter_collective,
     .defaults = { LOOM_REDUCE_SCATTER_HALVING, LOOM_REDUCE_SCATTER_RING,
                   LOOM_REDUCE_SCATTER_HIER },
     .ndefaults = 3, .total = 1, .bus_num = 1,
@@ -65,7 +65,7 @@ const loom_sim_coll_t *loom_sim_coll_find(const char *name)
     int c;
 
     for (c = 0; c < LOOM_SIM_NCOLLS; ++c) {
-        if (strcmp(name, loom_sim_colls[c]->name) == 0) {
+        if (strcmp(name, loom_sim_colls[c]->engine->name) == 0) {
             return loom_sim_colls[c];
         }
     }
@@ -79,7 +79,8 @@ char *loom_sim_coll_list(char *buf, size_t len)
 
     buf[0] = '\0';
     for (c = 0; c < LOOM_SIM_NCOLLS && at < len; ++c) {
-        n = snprintf(buf + at, len - at, "%s%s", c > 0 ? ", " : "", loom_sim_colls[c]->name);
+        n = snprintf(buf + at, len - at, "%s%s", c > 0 ? ", " : "",
+                     loom_sim_colls[c]->engine->name);
         at += n > 0 ? (size_t)n : 0;
     }
     return buf;

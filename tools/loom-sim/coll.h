@@ -21,8 +21,7 @@
 #define LOOM_SIM_MAX_ALGS 8     /* algorithms of one collective, auto included */
 
 typedef struct loom_sim_coll {
-    const loom_collective_t *engine;    /* algorithms, names, selection */
-    const char          *name;
+    const loom_collective_t *engine;    /* name, algorithms, selection */
     int                 defaults[LOOM_SIM_MAX_ALGS];    /* -a's default, in order */
     int                 ndefaults;
     int                 total;          /* size is the sum over ranks (allgather,

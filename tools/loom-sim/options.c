@@ -194,7 +194,7 @@ static loom_sim_parse_t loom_sim_parse_algs(const char *text, FILE *err, loom_si
                 strcat(accepted, ", ");
             }
             return LOOM_SIM_ERR("-a: %s has no algorithm '%s' (accepted: %sauto, all)\n",
-                                coll->name, tok, accepted);
+                                coll->engine->name, tok, accepted);
         }
         loom_sim_add_alg(o, a);
     }

@@ -24,7 +24,7 @@ void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_si
     int i, c;
 
     fprintf(out, "# loom-sim: %s, %d ranks per node (%s), %d nodes per rack, "
-            "%d NICs per node of %.4g GB/s, rack uplink %.4g GB/s\n", o->coll->name,
+            "%d NICs per node of %.4g GB/s, rack uplink %.4g GB/s\n", o->coll->engine->name,
             m->ranks_per_node,
             m->map == LOOM_SIM_MAP_CORE ? "--map-by core" : "--map-by node",
             m->nodes_per_rack, m->nics_per_node, loom_sim_model_nic_bps(m) * 1e-9,
@@ -72,8 +72,8 @@ int loom_sim_output_csv(const char *path, const loom_sim_options_t *o, const loo
     for (i = 0; i < sw->nrows; ++i) {
         const loom_sim_row_t *r = &sw->rows[i];
 
-        fprintf(f, "%s,%d,%d,%d,%zu,%s,%s,%zu,", o->coll->name, r->ranks, r->nodes, r->racks,
-                r->bytes, o->coll->engine->alg_names[r->alg],
+        fprintf(f, "%s,%d,%d,%d,%zu,%s,%s,%zu,", o->coll->engine->name, r->ranks, r->nodes,
+                r->racks, r->bytes, o->coll->engine->alg_names[r->alg],
                 o->coll->engine->alg_names[r->ran_alg], r->seg_bytes);
         if (r->ok) {
             fprintf(f, "%.4f,%.6f,%.6f,", r->time_s * 1e6, r->algbw_gbs, r->busbw_gbs);
@@ -117,11 +117,11 @@ int loom_sim_output_plot(const char *path, const loom_sim_options_t *o,
     loom_gnuplot_png(gp, path);
     if (by_size) {
         fprintf(gp, "set title \"loom-sim: %s on %d ranks, %d per node\"\n"
-                "set xlabel \"message size (bytes)\"\n", o->coll->name, o->ranks[0],
+                "set xlabel \"message size (bytes)\"\n", o->coll->engine->name, o->ranks[0],
                 o->model.ranks_per_node);
     } else {
         fprintf(gp, "set title \"loom-sim: %s of %s, %d ranks per node, %.3g:1 "
-                "spine\"\nset xlabel \"ranks\"\n", o->coll->name,
+                "spine\"\nset xlabel \"ranks\"\n", o->coll->engine->name,
                 loom_tool_size_format(bytes, label, sizeof(label)), o->model.ranks_per_node,
                 o->model.oversubscription);
     }
