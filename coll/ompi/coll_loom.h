@@ -219,13 +219,13 @@ typedef void (*mca_coll_loom_shm_fn_t)(loom_shm_t *shm, const loom_coll_args_t *
 void mca_coll_loom_shm_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *op,
                            mca_coll_loom_shm_fn_t fn, const mca_coll_loom_shm_run_t *run);
 
-/* Whether a blocking call goes through the node's shared segment, on
- * info->bytes (the same on every rank), attaching the segment at the first
- * such call.  1: run->shm and run->args are set and info names "shm";
- * 0: use messages.  forced: the settings or a rule chose an algorithm,
- * which then runs.  Says so once per size class of *explained at verbose
- * level info. */
-int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, loom_coll_kind_t id, int forced,
+/* A blocking call of collective id that the selection sent through the
+ * node's shared segment (loom_choice_t.segment), attaching the segment at
+ * the first such call.  1: run->shm and run->args are set and info names
+ * "shm"; 0: the segment cannot be mapped on this communicator (every rank
+ * agreed), use the chosen schedule.  Says so once per size class at
+ * verbose level info. */
+int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, loom_coll_kind_t id,
                            const loom_coll_args_t *args, mca_coll_loom_op_t *info,
                            mca_coll_loom_shm_run_t *run);
 
@@ -235,10 +235,8 @@ typedef struct mca_coll_loom_call {
     const loom_collective_t     *coll;      /* the engine's descriptor */
     loom_coll_args_t            args;       /* buffers the engine may use as they are */
     /* A blocking call may run through the node's shared segment: its run
-     * (NULL: nonblocking, never the segment), and whether the data suits
-     * the segment's limits beyond the op and reproducibility (shm.h). */
+     * (NULL: nonblocking, never the segment). */
     mca_coll_loom_shm_run_t     *shm_run;
-    int                         shm_fits;
 } mca_coll_loom_call_t;
 
 /* The data rules of the collectives that reduce, before anything is
@@ -280,9 +278,10 @@ static inline mca_coll_loom_counters_t *mca_coll_loom_counters(loom_coll_kind_t 
     return &mca_coll_loom_component.counters[id];
 }
 
-/* Select once; through the segment when call->shm_run allows it and the
- * choice was not forced, else the chosen schedule in *sched_p.  Fills
- * info.  LOOM_ERR_UNSUPPORTED: hand the call down (counted). */
+/* Select once; through the segment when the selection chose it for a
+ * blocking call (call->shm_run set), else the chosen schedule in
+ * *sched_p.  Fills info.  LOOM_ERR_UNSUPPORTED: hand the call down
+ * (counted). */
 loom_status_t mca_coll_loom_take(mca_coll_loom_module_t *module, const mca_coll_loom_call_t *call,
                                  mca_coll_loom_op_t *info, loom_sched_t **sched_p);
 

@@ -155,7 +155,7 @@ static loom_status_t loom_allgather_prepare(const loom_allgather_mpi_t *mpi,
             .count = (size_t)mpi->rcount * rsig, .elem_size = 1, .in_place = in_place,
             .counts = bytes, .displs = offs,
         },
-        .shm_run = shm_run, .shm_fits = 1 }, info, sched_p);
+        .shm_run = shm_run }, info, sched_p);
     if (status != LOOM_OK) {
         mca_coll_loom_stage_destroy(stage);
         free(bytes);

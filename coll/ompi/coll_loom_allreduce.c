@@ -49,7 +49,7 @@ loom_status_t mca_coll_loom_reduction_prepare(const loom_collective_t *coll,
             .reproducible = mca_coll_loom_reproducible(reduce_ctx),
             .op = mca_coll_loom_reduce_op(reduce_ctx),
         },
-        .shm_run = shm_run, .shm_fits = 1 }, info, sched_p);
+        .shm_run = shm_run }, info, sched_p);
 }
 
 int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,

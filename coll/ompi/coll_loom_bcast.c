@@ -84,7 +84,7 @@ static loom_status_t loom_bcast_prepare(const loom_bcast_mpi_t *mpi,
             .recvbuf = *stage_p != NULL ? (*stage_p)->scratch : mpi->buf, .count = bytes,
             .elem_size = 1, .root = mpi->root,
         },
-        .shm_run = shm_run, .shm_fits = 1 }, info, sched_p);
+        .shm_run = shm_run }, info, sched_p);
     if (status != LOOM_OK) {
         mca_coll_loom_stage_destroy(*stage_p);
         *stage_p = NULL;

@@ -36,7 +36,6 @@ static loom_status_t loom_reduce_scatter_prepare(const loom_reduce_scatter_mpi_t
                                                  loom_sched_t **sched_p,
                                                  mca_coll_loom_shm_run_t *shm_run)
 {
-    mca_coll_loom_component_t *c = &mca_coll_loom_component;
     int p = ompi_comm_size(module->comm), i;
     size_t *counts = NULL, total = 0, esize;
     loom_status_t status;
@@ -73,10 +72,7 @@ static loom_status_t loom_reduce_scatter_prepare(const loom_reduce_scatter_mpi_t
             .reproducible = mca_coll_loom_reproducible(reduce_ctx),
             .op = mca_coll_loom_reduce_op(reduce_ctx),
         },
-        /* The segment needs a whole element per block in a slot, and in
-         * place only the block form (shm.h). */
         .shm_run = shm_run,
-        .shm_fits = c->config.shm_slot / (size_t)p >= esize && !(in_place && counts != NULL),
     }, info, sched_p);
     if (status != LOOM_OK) {
         free(counts);

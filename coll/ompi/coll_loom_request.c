@@ -109,7 +109,11 @@ loom_status_t mca_coll_loom_wait(mca_coll_loom_op_t *op, loom_sched_t *sched)
      * other Open MPI transports, and yields when idle if asked to. */
     while ((status = loom_sched_progress(sched)) == LOOM_INPROGRESS) {
         opal_progress();
-        if ((++spins & 1023) == 0) {
+        /* The clock every 64 turns: a turn that yields (more ranks than
+         * cores) can last a time slice, and 1024 of them outlasted a short
+         * coll_loom_hang_timeout's margin; a clock read is a few
+         * nanoseconds beside a turn of opal_progress. */
+        if ((++spins & 63) == 0) {
             mca_coll_loom_watch(op, sched, mca_coll_loom_now_ns());
         }
     }

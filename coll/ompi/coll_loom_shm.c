@@ -137,15 +137,12 @@ static loom_shm_t *loom_shm_attach_module(mca_coll_loom_module_t *module)
     return shm;
 }
 
-int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, loom_coll_kind_t id, int forced,
+int mca_coll_loom_shm_take(mca_coll_loom_module_t *module, loom_coll_kind_t id,
                            const loom_coll_args_t *args, mca_coll_loom_op_t *info,
                            mca_coll_loom_shm_run_t *run)
 {
-    const loom_coll_config_t *cfg = &mca_coll_loom_component.config;
-
     run->shm = NULL;
-    if (module->team == NULL || module->shm_failed ||
-        !loom_shm_applies(module->team, cfg, info->bytes, forced)) {
+    if (module->shm_failed) {
         return 0;
     }
     if (module->shm == NULL) {

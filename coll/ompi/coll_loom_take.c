@@ -1,22 +1,13 @@
 /*
  * The one path a call takes once an entry point has decided Loom runs it
  * (coll_loom.h, mca_coll_loom_call_t): one selection through the
- * collective's descriptor, then the node's shared segment where it
- * applies to that choice, else the chosen algorithm's schedule; and for a
- * blocking call, running what was prepared.
+ * collective's descriptor, which may choose the node's shared segment
+ * (one more algorithm of every collective), else the chosen algorithm's
+ * schedule; and for a blocking call, running what was prepared.
  */
 #include "coll_loom.h"
 
 #include "ompi/datatype/ompi_datatype.h"
-
-/* The node segment's run of each collective: its one more algorithm. */
-static const mca_coll_loom_shm_fn_t loom_shm_fns[LOOM_COLL_KIND_COUNT] = {
-    [LOOM_COLL_ALLREDUCE] = loom_shm_allreduce,
-    [LOOM_COLL_BCAST] = loom_shm_bcast,
-    [LOOM_COLL_REDUCE] = loom_shm_reduce,
-    [LOOM_COLL_ALLGATHER] = loom_shm_allgather,
-    [LOOM_COLL_REDUCE_SCATTER] = loom_shm_reduce_scatter,
-};
 
 loom_status_t mca_coll_loom_admit_reduction(mca_coll_loom_module_t *module,
                                            const loom_collective_t *coll,
@@ -49,28 +40,26 @@ loom_status_t mca_coll_loom_take(mca_coll_loom_module_t *module, const mca_coll_
 {
     const loom_coll_config_t *cfg = &mca_coll_loom_component.config;
     const loom_collective_t *coll = call->coll;
-    const loom_coll_args_t *args = &call->args;
     mca_coll_loom_counters_t *counters = mca_coll_loom_counters(coll->id);
+    loom_coll_args_t args = call->args;
     loom_choice_t choice;
     loom_status_t status;
 
     *info = (mca_coll_loom_op_t){
-        .coll = coll->call_names[args->counts != NULL],
-        .bytes = loom_coll_bytes(coll, args, module->team->size), .counters = counters,
+        .coll = coll->call_names[args.counts != NULL],
+        .bytes = loom_coll_bytes(coll, &args, module->team->size), .counters = counters,
         .comm = module->comm, .start_ns = mca_coll_loom_now_ns(),
     };
-    status = loom_coll_select(coll, args, module->team, cfg, &choice);
+    args.blocking = call->shm_run != NULL;
+    status = loom_coll_select(coll, &args, module->team, cfg, &choice);
     if (status != LOOM_OK) {
         return status;
     }
-    /* The segment combines in its own order: not for reproducible calls,
-     * nor for an op that does not commute. */
-    if (call->shm_run != NULL && call->shm_fits && !args->reproducible &&
-        (!coll->reduces || args->op.commutative) &&
-        mca_coll_loom_shm_take(module, coll->id, choice.forced, args, info, call->shm_run)) {
+    /* Where the segment cannot be mapped, the chosen schedule runs. */
+    if (choice.segment && mca_coll_loom_shm_take(module, coll->id, &args, info, call->shm_run)) {
         return LOOM_OK;
     }
-    status = loom_coll_build(coll, args, module->team, cfg, &choice, sched_p);
+    status = loom_coll_build(coll, &args, module->team, cfg, &choice, sched_p);
     if (status == LOOM_OK) {
         info->alg = coll->alg_names[choice.alg];
         info->alg_index = choice.alg;
@@ -87,7 +76,7 @@ loom_status_t mca_coll_loom_run(mca_coll_loom_module_t *module, loom_coll_kind_t
     loom_status_t status;
 
     if (shm_run->shm != NULL) {
-        mca_coll_loom_shm_run(module, info, loom_shm_fns[id], shm_run);
+        mca_coll_loom_shm_run(module, info, loom_collectives[id]->segment.run, shm_run);
         return LOOM_OK;
     }
     status = mca_coll_loom_wait(info, sched);

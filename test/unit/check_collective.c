@@ -203,6 +203,96 @@ START_TEST(test_plan)
 }
 END_TEST
 
+/* The node segment is one more algorithm of every collective, chosen by
+ * the same selection: for a blocking call on one node from shm_min_bytes,
+ * never when forced, reproducible, across nodes, for an op that does not
+ * commute, or for data beyond the segment's limits; and the schedule the
+ * choice names is still what a plan builds (where the segment cannot be
+ * mapped). */
+START_TEST(test_segment_selected)
+{
+    static double buf[2][4 * 4096];
+    loom_coll_config_t cfg = default_config();
+    loom_coll_args_t args = {
+        .sendbuf = buf[0], .recvbuf = buf[1], .count = 4096, .elem_size = sizeof(double),
+        .op = { .fn = harness_sum_double, .commutative = 1 }, .blocking = 1,
+    };
+    loom_sched_t *sched;
+    loom_choice_t ch;
+    harness_t h;
+    int id;
+
+    harness_init(&h, 4);
+    h.teams[0]->num_nodes = 1;
+    for (id = 0; id < LOOM_COLL_KIND_COUNT; ++id) {
+        const loom_collective_t *c = loom_collectives[id];
+        loom_coll_args_t a = args;
+
+        ck_assert_ptr_nonnull(c->segment.run);
+        ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_msg(ch.segment == 1, "%s: not through the segment", c->name);
+        ck_assert_int_gt(ch.alg, 0);
+        ck_assert_int_eq(loom_coll_plan(c, &a, h.teams[0], &cfg, &sched, &ch), LOOM_OK);
+        ck_assert_int_eq(sched->alg_id, (unsigned)ch.alg);
+        loom_sched_destroy(sched);
+
+        a.blocking = 0;
+        ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 0);
+        a = args;
+        a.count = 8;   /* below shm_min_bytes on every collective */
+        ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 0);
+        a = args;
+        a.reproducible = 1;
+        ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 0);
+        a = args;
+        a.op.commutative = 0;
+        ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, !c->reduces);
+
+        loom_coll_force(c, &cfg, 1);
+        ck_assert_int_eq(loom_coll_select(c, &args, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 0);
+        loom_coll_force(c, &cfg, 0);
+        cfg.shm = 0;
+        ck_assert_int_eq(loom_coll_select(c, &args, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 0);
+        cfg.shm = 1;
+        h.teams[0]->num_nodes = 2;
+        ck_assert_int_eq(loom_coll_select(c, &args, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 0);
+        h.teams[0]->num_nodes = 1;
+    }
+    /* Reduce_scatter's limits: a whole element per block in a slot, and
+     * in place only the block form. */
+    {
+        const loom_collective_t *c = &loom_reduce_scatter_collective;
+        size_t counts[4] = { 4096, 4096, 4096, 4096 };
+        loom_coll_args_t a = args;
+
+        a.in_place = 1;
+        ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 1);
+        a.counts = counts;
+        ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 0);
+        a.in_place = 0;
+        ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 1);
+        cfg.shm_slot = 4 * sizeof(double) - 1;
+        ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 0);
+        /* The other collectives have no such limit. */
+        ck_assert_int_eq(loom_coll_select(&loom_allreduce_collective, &args, h.teams[0], &cfg,
+                                          &ch), LOOM_OK);
+        ck_assert_int_eq(ch.segment, 1);
+    }
+    harness_fini(&h);
+}
+END_TEST
+
 /* A call handed down is said once per size class, naming the setting
  * that decided: the pair setting on two ranks where it is larger. */
 START_TEST(test_handoff_explained)
@@ -244,6 +334,7 @@ int main(void)
     tcase_add_test(tc, test_bytes);
     tcase_add_test(tc, test_plan);
     tcase_add_test(tc, test_handoff_explained);
+    tcase_add_test(tc, test_segment_selected);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
 }

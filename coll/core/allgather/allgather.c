@@ -1,6 +1,7 @@
 /* Allgather (and allgatherv): its algorithm table and its descriptor
  * (collective.h). */
 #include "coll/core/allgather/allgather.h"
+#include "coll/core/shm/shm.h"
 
 #include <stddef.h>
 
@@ -28,6 +29,7 @@ const loom_collective_t loom_allgather_collective = {
     .alg_count = LOOM_ALLGATHER_ALG_COUNT, .reproducible = 0,
     .reduces = 0, .rooted = 0, .vector = 1,
     .select = loom_allgather_select_team,
+    .segment = { .run = loom_shm_allgather },
     .setting = offsetof(loom_coll_config_t, allgather_algorithm),
     .handoff = offsetof(loom_coll_config_t, allgather_handoff),
     .pair_handoff = offsetof(loom_coll_config_t, allgather_pair_handoff),

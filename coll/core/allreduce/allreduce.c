@@ -1,5 +1,6 @@
 /* Allreduce: its algorithm table and its descriptor (collective.h). */
 #include "coll/core/allreduce/allreduce.h"
+#include "coll/core/shm/shm.h"
 
 #include <stddef.h>
 
@@ -39,6 +40,7 @@ const loom_collective_t loom_allreduce_collective = {
     .alg_count = LOOM_ALLREDUCE_ALG_COUNT, .reproducible = LOOM_ALLREDUCE_REPRODUCIBLE,
     .reduces = 1, .rooted = 0, .vector = 0,
     .select = loom_allreduce_select_team,
+    .segment = { .run = loom_shm_allreduce },
     .setting = offsetof(loom_coll_config_t, allreduce_algorithm),
     .handoff = offsetof(loom_coll_config_t, allreduce_handoff),
     .pair_handoff = LOOM_COLL_NO_SETTING,

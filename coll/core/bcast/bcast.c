@@ -1,5 +1,6 @@
 /* Bcast: its algorithm table and its descriptor (collective.h). */
 #include "coll/core/bcast/bcast.h"
+#include "coll/core/shm/shm.h"
 
 #include <stddef.h>
 
@@ -31,6 +32,7 @@ const loom_collective_t loom_bcast_collective = {
     .alg_count = LOOM_BCAST_ALG_COUNT, .reproducible = 0,
     .reduces = 0, .rooted = 1, .vector = 0,
     .select = loom_bcast_select_team,
+    .segment = { .run = loom_shm_bcast },
     .setting = offsetof(loom_coll_config_t, bcast_algorithm),
     .handoff = offsetof(loom_coll_config_t, bcast_handoff),
     .pair_handoff = offsetof(loom_coll_config_t, bcast_pair_handoff),

@@ -47,6 +47,10 @@ typedef struct loom_coll_args {
      * at most depth segments are in flight per peer (0 = algorithm default). */
     size_t              seg_bytes;
     int                 depth;
+    /* The caller waits for the call to finish (a blocking MPI call): only
+     * then may the selection run it through the node segment, which
+     * blocks (collective.h). */
+    int                 blocking;
 } loom_coll_args_t;
 
 #endif

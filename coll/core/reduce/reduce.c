@@ -1,5 +1,6 @@
 /* Reduce: its algorithm table and its descriptor (collective.h). */
 #include "coll/core/reduce/reduce.h"
+#include "coll/core/shm/shm.h"
 
 #include <stddef.h>
 
@@ -34,6 +35,7 @@ const loom_collective_t loom_reduce_collective = {
     .alg_count = LOOM_REDUCE_ALG_COUNT, .reproducible = LOOM_REDUCE_REPRODUCIBLE,
     .reduces = 1, .rooted = 1, .vector = 0,
     .select = loom_reduce_select_team,
+    .segment = { .run = loom_shm_reduce },
     .setting = offsetof(loom_coll_config_t, reduce_algorithm),
     .handoff = offsetof(loom_coll_config_t, reduce_handoff),
     .pair_handoff = LOOM_COLL_NO_SETTING,

@@ -1,6 +1,7 @@
 /* Reduce_scatter (and its block form): its algorithm table and its
  * descriptor (collective.h). */
 #include "coll/core/reduce_scatter/reduce_scatter.h"
+#include "coll/core/shm/shm.h"
 
 #include <stddef.h>
 
@@ -37,6 +38,7 @@ const loom_collective_t loom_reduce_scatter_collective = {
     .reproducible = LOOM_REDUCE_SCATTER_REPRODUCIBLE,
     .reduces = 1, .rooted = 0, .vector = 1,
     .select = loom_reduce_scatter_select_team,
+    .segment = { .run = loom_shm_reduce_scatter, .fits = loom_shm_reduce_scatter_fits },
     .setting = offsetof(loom_coll_config_t, reduce_scatter_algorithm),
     .handoff = offsetof(loom_coll_config_t, reduce_scatter_handoff),
     .pair_handoff = LOOM_COLL_NO_SETTING,

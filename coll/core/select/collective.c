@@ -2,6 +2,7 @@
 #include "coll/core/select/collective.h"
 #include "common/log.h"
 #include "coll/core/engine/team.h"
+#include "coll/core/select/handoff.h"
 
 #include <stdio.h>
 
@@ -70,6 +71,8 @@ loom_status_t loom_coll_select(const loom_collective_t *coll, const loom_coll_ar
                                loom_choice_t *choice_p)
 {
     int setting = loom_coll_setting(coll, cfg);
+    size_t bytes = loom_coll_bytes(coll, args, team->size);
+    int commutative = !coll->reduces || args->op.commutative;
 
     if (setting < 0 || setting >= coll->alg_count) {
         loom_error("coll", "%s algorithm %d is not one of 0..%d", coll->name, setting,
@@ -81,11 +84,16 @@ loom_status_t loom_coll_select(const loom_collective_t *coll, const loom_coll_ar
                    team->size - 1);
         return LOOM_ERR_INVALID_PARAM;
     }
-    coll->select(cfg, team, loom_coll_bytes(coll, args, team->size),
-                 !coll->reduces || args->op.commutative, choice_p);
+    coll->select(cfg, team, bytes, commutative, choice_p);
     if (args->reproducible && coll->reproducible != 0) {
         *choice_p = (loom_choice_t){ .alg = coll->reproducible, .forced = 1, .rule = -1 };
     }
+    /* The segment combines in its own order: not for reproducible calls
+     * (forced above), nor for an op that does not commute. */
+    choice_p->segment = args->blocking && commutative && !args->reproducible &&
+                        loom_shm_applies(team, cfg, bytes, choice_p->forced) &&
+                        (coll->segment.fits == NULL ||
+                         coll->segment.fits(cfg->shm_slot, team->size, args));
     return LOOM_OK;
 }
 

@@ -10,6 +10,13 @@
  * algorithm's schedule.  Adding an algorithm is its plan file, a row in
  * its collective's table and a candidate in the selection; adding a
  * collective is one more descriptor (docs/adding.md).
+ *
+ * The node segment (shm.h) is one more algorithm of every collective: a
+ * blocking call among the ranks of one host, from shm_min_bytes, runs
+ * through shared memory instead of a schedule.  It sits in the descriptor
+ * beside the table, not in it, because it builds no schedule (the
+ * verifier, the simulator and the tags know only schedules) and the
+ * settings do not name it; the same selection chooses it.
  */
 #ifndef LOOM_COLLECTIVE_H
 #define LOOM_COLLECTIVE_H
@@ -38,6 +45,9 @@ typedef struct loom_algorithm {
  * alg indexes the collective's table. */
 typedef struct loom_choice {
     int     alg;
+    /* 1: run the call through the node segment (coll->segment); alg is
+     * then the schedule to build should the segment not be there. */
+    int     segment;
     size_t  seg_bytes;      /* 0: not segmented */
     int     depth;          /* segments in flight; 0 where the algorithm has none */
     int     forced;         /* by a setting or a rule, not the cost model */
@@ -55,6 +65,16 @@ typedef struct loom_choice {
 typedef void (*loom_select_fn_t)(const loom_coll_config_t *cfg, const loom_team_t *team,
                                  size_t bytes, int commutative, loom_choice_t *choice_p);
 
+struct loom_shm;
+
+/* The node segment's run of a collective (shm.h): blocking, no schedule. */
+typedef struct loom_segment_alg {
+    void    (*run)(struct loom_shm *shm, const loom_coll_args_t *args);
+    /* Whether args on p ranks suit the segment's limits (slots of
+     * slot_bytes per rank) beyond the op and reproducibility; NULL: all do. */
+    int     (*fits)(size_t slot_bytes, int p, const loom_coll_args_t *args);
+} loom_segment_alg_t;
+
 typedef struct loom_collective {
     loom_coll_kind_t        id;
     const char              *name;          /* "allreduce": the setting is <name>_algorithm */
@@ -69,6 +89,7 @@ typedef struct loom_collective {
     int                     rooted;         /* args->root must be a rank */
     int                     vector;         /* bytes are the total over all ranks' blocks */
     loom_select_fn_t        select;
+    loom_segment_alg_t      segment;
     /* Where its settings sit in loom_coll_config_t (offsetof):
      * <name>_algorithm (an int), <name>_handoff and <name>_pair_handoff
      * (size_t; LOOM_COLL_NO_SETTING: it has none). */
@@ -116,14 +137,19 @@ extern const loom_collective_t *const loom_collectives[LOOM_COLL_KIND_COUNT];
 size_t loom_coll_bytes(const loom_collective_t *coll, const loom_coll_args_t *args, int p);
 
 /* The choice for a call of args on team: coll's selection, or with
- * args->reproducible its canonical-order algorithm.
+ * args->reproducible its canonical-order algorithm; and whether the call
+ * runs through the node segment: a blocking call (args->blocking) on a
+ * team inside one host, of at least shm_min_bytes, that the settings did
+ * not force to an algorithm, whose op commutes, and whose data fit the
+ * segment.
  * LOOM_ERR_INVALID_PARAM: the setting names no algorithm, or the root is
  * not a rank (both said in an error line). */
 loom_status_t loom_coll_select(const loom_collective_t *coll, const loom_coll_args_t *args,
                                const loom_team_t *team, const loom_coll_config_t *cfg,
                                loom_choice_t *choice_p);
 
-/* Build the schedule of *choice for args on team, saying at verbose level
+/* Build the schedule of choice->alg (whatever choice->segment says) for
+ * args on team, saying at verbose level
  * info, the first time in a size class on team, what was chosen and why.
  * A model's choice whose plan declines is replaced by the next best in
  * *choice.  LOOM_ERR_UNSUPPORTED: hand this call to another

@@ -126,6 +126,9 @@ void loom_shm_reduce(loom_shm_t *shm, const loom_coll_args_t *args);
  * In place only in the block form (uneven blocks would let a result
  * overtake input not yet read); needs slot_bytes / size >= elem_size. */
 void loom_shm_reduce_scatter(loom_shm_t *shm, const loom_coll_args_t *args);
+/* Whether loom_shm_reduce_scatter takes args on p ranks with slots of
+ * slot_bytes per rank: those two limits above. */
+int loom_shm_reduce_scatter_fits(size_t slot_bytes, int p, const loom_coll_args_t *args);
 void loom_shm_bcast(loom_shm_t *shm, const loom_coll_args_t *args);
 /* allgather, and allgatherv with args->counts and args->displs. */
 void loom_shm_allgather(loom_shm_t *shm, const loom_coll_args_t *args);

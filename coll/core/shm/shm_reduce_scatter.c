@@ -22,6 +22,11 @@
 
 #include <string.h>
 
+int loom_shm_reduce_scatter_fits(size_t slot_bytes, int p, const loom_coll_args_t *args)
+{
+    return slot_bytes / (size_t)p >= args->elem_size && !(args->in_place && args->counts != NULL);
+}
+
 void loom_shm_reduce_scatter(loom_shm_t *shm, const loom_coll_args_t *args)
 {
     const int p = shm->params.size, r = shm->params.rank;
