@@ -1,10 +1,6 @@
 #include "coll/core/select/rules.h"
-#include "coll/core/allgather/allgather.h"
-#include "coll/core/allreduce/allreduce.h"
-#include "coll/core/bcast/bcast.h"
 #include "coll/core/select/coll_config.h"
-#include "coll/core/reduce/reduce.h"
-#include "coll/core/reduce_scatter/reduce_scatter.h"
+#include "coll/core/select/collective.h"
 #include "common/log.h"
 
 #include <ctype.h>
@@ -29,15 +25,6 @@ static const char *const loom_line_words[] = {
 static const loom_coll_kind_t loom_line_kind[] = {
     LOOM_COLL_ALLREDUCE, LOOM_COLL_BCAST, LOOM_COLL_REDUCE, LOOM_COLL_ALLGATHER,
     LOOM_COLL_ALLGATHER, LOOM_COLL_REDUCE_SCATTER, LOOM_COLL_REDUCE_SCATTER,
-};
-
-/* Each collective's algorithm names, "auto" first. */
-static const char *const *const loom_coll_algs[LOOM_COLL_KIND_COUNT] = {
-    [LOOM_COLL_ALLREDUCE] = loom_allreduce_alg_names,
-    [LOOM_COLL_BCAST] = loom_bcast_alg_names,
-    [LOOM_COLL_REDUCE] = loom_reduce_alg_names,
-    [LOOM_COLL_ALLGATHER] = loom_allgather_alg_names,
-    [LOOM_COLL_REDUCE_SCATTER] = loom_reduce_scatter_alg_names,
 };
 
 /* Cost constants: names as in the coll_loom_cost_<name> settings, with
@@ -254,8 +241,9 @@ static loom_status_t loom_parse_rule(loom_cursor_t *c, int word, loom_rule_t *ru
     if (!loom_accept(c, "@")) {
         return loom_rules_error(c, "'@' and an algorithm, or a rank range", np_word);
     }
-    if (!loom_expect_word(c, loom_coll_algs[rule->coll], &alg)) {
-        return loom_rules_error(c, "an algorithm", loom_coll_algs[rule->coll]);
+    /* The names the collective's descriptor accepts, "auto" first. */
+    if (!loom_expect_word(c, loom_collectives[rule->coll]->alg_names, &alg)) {
+        return loom_rules_error(c, "an algorithm", loom_collectives[rule->coll]->alg_names);
     }
     rule->alg = alg;
     if (loom_accept(c, ":")) {
