@@ -11,7 +11,7 @@
  * in Open MPI's build as in ours).
  *
  * The same file also runs against single-ISA builds of the kernels
- * (LOOM_KERNEL_TEST_ISA, see test/kernels.am).
+ * (LOOM_KERNEL_TEST_ISA, see test/unit/Makefile.inc).
  */
 #include "coll/core/parts/reduce_kernels.h"
 
