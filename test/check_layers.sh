@@ -11,13 +11,15 @@
 # path of the tree (libc, `mpi.h`) speak of system headers, which this
 # does not check.  For each tracked .c and .h file: its layer is the
 # longest row that contains it (a file in no row is an error: give its
-# folder a row); each quoted include is resolved as the compiler does
-# (the file's folder, then the top, include/, test/unit/) and each
-# <loom/...> as include/loom; one that lands in another layer must be
-# granted by the row.  Quoted includes that resolve nowhere in the tree
-# are Open MPI's own headers (coll/ompi) or generated ones.  Then the MPI
-# rule: nothing in common/, topo/, coll/core/, coll/sim/ or ckpt/ (nor
-# include/loom/ckpt.h) includes mpi.h or an Open MPI header.
+# folder a row), so a folder without a row of its own, such as those
+# under test/unit/, follows the row above it; each quoted include is
+# resolved as the compiler does (the file's folder, then the top,
+# include/) and each <loom/...> as include/loom; one that lands in
+# another layer must be granted by the row.  Quoted includes that
+# resolve nowhere in the tree are Open MPI's own headers (coll/ompi) or
+# generated ones.  Then the MPI rule: nothing in common/, topo/,
+# coll/core/, coll/sim/ or ckpt/ (nor include/loom/ckpt.h) includes
+# mpi.h or an Open MPI header.
 set -u
 src=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$src" || exit 2
@@ -100,8 +102,8 @@ echo "$files" | awk -v rules="$rules" '
                 q = substr(inc, 1, 1); inc = substr(inc, 2); sub(/[>"].*$/, "", inc)
                 target = ""
                 if (q == "\"") {
-                    split(dir "|.|include|test/unit", base, "|")
-                    for (b = 1; b <= 4 && target == ""; b++) {
+                    split(dir "|.|include", base, "|")
+                    for (b = 1; b <= 3 && target == ""; b++) {
                         p = norm(base[b] "/" inc)
                         if (p in F) target = p
                     }

@@ -15,7 +15,7 @@
 #include "ckpt/chunks.h"
 #include "ckpt/manifest.h"
 #include "common/log.h"
-#include "ckpt_memfs.h"
+#include "test/unit/support/ckpt_memfs.h"
 
 static void chunk_reader(const uint8_t *data, size_t size)
 {
