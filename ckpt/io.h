@@ -1,7 +1,8 @@
 /*
  * The file operations of libloom-ckpt, behind a table so that tests can
- * replace the file system with one that loses power (test/unit/ckpt_memfs.c)
- * and check that every committed checkpoint survives.
+ * replace the file system with one that loses power
+ * (test/unit/support/ckpt_memfs.c) and check that every committed
+ * checkpoint survives.
  *
  * Durability follows POSIX as file systems implement it: a file's bytes are
  * durable after fsync of the file, a name (create, rename) after fsync of
