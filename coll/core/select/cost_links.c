@@ -132,6 +132,20 @@ double loom_cost_chain_hier(const loom_cost_links_t *links, const loom_team_t *t
     return (R - 1 + M - 1 + l - 1 + s - 1) * (alpha + b * beta);
 }
 
+void loom_cost_offer_chain_hier(const loom_cost_links_t *links, const loom_team_t *team,
+                                size_t n, size_t seg_setting, int reduce, int hier_alg,
+                                loom_choice_t *choice_p)
+{
+    static const size_t segs[] = LOOM_COST_HIER_SEGMENTS;
+    size_t i, seg;
+
+    for (i = 0; i < sizeof(segs) / sizeof(segs[0]); ++i) {
+        seg = seg_setting > 0 ? seg_setting : segs[i];
+        LOOM_COST_OFFER(choice_p, hier_alg, seg,
+                        loom_cost_chain_hier(links, team, (double)n, (double)seg, reduce));
+    }
+}
+
 double loom_cost_spread_hier(const loom_cost_links_t *links, const loom_team_t *team,
                              double n, int reduce)
 {

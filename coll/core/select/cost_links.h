@@ -19,6 +19,7 @@
 #ifndef LOOM_COST_LINKS_H
 #define LOOM_COST_LINKS_H
 
+#include "coll/core/select/collective.h"
 #include "coll/core/select/cost.h"
 #include "coll/core/engine/team.h"
 
@@ -55,6 +56,16 @@ const loom_coll_config_t *loom_cost_links_prepare(const loom_coll_config_t *cfg,
  * segments of seg: chains per level (bcast_hier.c, reduce_hier.c). */
 double loom_cost_chain_hier(const loom_cost_links_t *links, const loom_team_t *team,
                             double n, double seg, int reduce);
+
+/* After a flat selection on team, the hierarchical chain of n bytes
+ * (bcast: reduce = 0, reduce: 1) offered to *choice_p as hier_alg at each
+ * of LOOM_COST_HIER_SEGMENTS, or at seg_setting (the collective's
+ * <name>_segment) alone where that is set: bcast and reduce offer their
+ * chains the same way.  The caller decides whether the hierarchy is open
+ * at all (across nodes, not forced, no rule, n > 0). */
+void loom_cost_offer_chain_hier(const loom_cost_links_t *links, const loom_team_t *team,
+                                size_t n, size_t seg_setting, int reduce, int hier_alg,
+                                loom_choice_t *choice_p);
 
 /* The hierarchical allgather (reduce = 0) of n bytes gathered, or
  * reduce_scatter (1) of n bytes of input per rank (allgather_hier.c,
