@@ -88,11 +88,9 @@ void loom_allgather_select_team(const loom_coll_config_t *cfg, const loom_team_t
                                 size_t total_bytes, int commutative, loom_choice_t *choice_p)
 {
     loom_cost_links_t links;
-    loom_coll_config_t flat;
-    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
 
-    loom_allgather_select(use, team->size, total_bytes, commutative, choice_p);
-    if (use != cfg && !choice_p->forced && choice_p->rule < 0 && total_bytes > 0) {
+    if (loom_cost_select_flat(cfg, team, total_bytes, commutative, loom_allgather_select,
+                              &links, choice_p)) {
         LOOM_COST_OFFER(choice_p, LOOM_ALLGATHER_HIER, 0,
                         loom_cost_spread_hier(&links, team, (double)total_bytes, 0));
     }

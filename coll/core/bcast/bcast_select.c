@@ -99,11 +99,9 @@ void loom_bcast_select_team(const loom_coll_config_t *cfg, const loom_team_t *te
                             size_t bytes, int commutative, loom_choice_t *choice_p)
 {
     loom_cost_links_t links;
-    loom_coll_config_t flat;
-    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
 
-    loom_bcast_select(use, team->size, bytes, commutative, choice_p);
-    if (use != cfg && !choice_p->forced && choice_p->rule < 0 && bytes > 0) {
+    if (loom_cost_select_flat(cfg, team, bytes, commutative, loom_bcast_select, &links,
+                              choice_p)) {
         loom_cost_offer_chain_hier(&links, team, bytes, cfg->bcast_segment, 0,
                                    LOOM_BCAST_HIER, choice_p);
     }

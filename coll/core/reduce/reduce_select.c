@@ -115,11 +115,9 @@ void loom_reduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *t
                              size_t bytes, int commutative, loom_choice_t *choice_p)
 {
     loom_cost_links_t links;
-    loom_coll_config_t flat;
-    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
 
-    loom_reduce_select(use, team->size, bytes, commutative, choice_p);
-    if (use != cfg && commutative && !choice_p->forced && choice_p->rule < 0 && bytes > 0) {
+    if (loom_cost_select_flat(cfg, team, bytes, commutative, loom_reduce_select, &links,
+                              choice_p) && commutative) {
         loom_cost_offer_chain_hier(&links, team, bytes, cfg->reduce_segment, 1,
                                    LOOM_REDUCE_HIER, choice_p);
     }

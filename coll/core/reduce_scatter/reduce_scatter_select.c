@@ -119,11 +119,9 @@ void loom_reduce_scatter_select_team(const loom_coll_config_t *cfg, const loom_t
                                      loom_choice_t *choice_p)
 {
     loom_cost_links_t links;
-    loom_coll_config_t flat;
-    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
 
-    loom_reduce_scatter_select(use, team->size, total_bytes, commutative, choice_p);
-    if (use != cfg && commutative && !choice_p->forced && choice_p->rule < 0 && total_bytes > 0) {
+    if (loom_cost_select_flat(cfg, team, total_bytes, commutative, loom_reduce_scatter_select,
+                              &links, choice_p) && commutative) {
         LOOM_COST_OFFER(choice_p, LOOM_REDUCE_SCATTER_HIER, 0,
                         loom_cost_spread_hier(&links, team, (double)total_bytes, 1));
     }

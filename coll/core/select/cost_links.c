@@ -98,6 +98,17 @@ const loom_coll_config_t *loom_cost_links_prepare(const loom_coll_config_t *cfg,
     return flat;
 }
 
+int loom_cost_select_flat(const loom_coll_config_t *cfg, const loom_team_t *team, size_t bytes,
+                          int commutative, loom_cost_select_fn_t select,
+                          loom_cost_links_t *links, loom_choice_t *choice_p)
+{
+    loom_coll_config_t flat;
+    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, links, &flat);
+
+    select(use, team->size, bytes, commutative, choice_p);
+    return use != cfg && !choice_p->forced && choice_p->rule < 0 && bytes > 0;
+}
+
 /* Racks, nodes per rack (all nodes with one rack) and ranks per node of
  * the largest of each. */
 static void loom_cost_levels(const loom_team_t *team, double *R, double *M, double *l)

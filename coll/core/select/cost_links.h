@@ -52,6 +52,19 @@ const loom_coll_config_t *loom_cost_links_prepare(const loom_coll_config_t *cfg,
                                                   loom_cost_links_t *links,
                                                   loom_coll_config_t *flat);
 
+/* A collective's selection on p ranks under cfg (loom_<name>_select). */
+typedef void (*loom_cost_select_fn_t)(const loom_coll_config_t *cfg, int p, size_t bytes,
+                                      int commutative, loom_choice_t *choice_p);
+
+/* The first half of every collective's selection on a team: select's
+ * choice with the class the team's flat traffic meets
+ * (loom_cost_links_prepare).  Returns 1 where a hierarchical candidate
+ * may join it, links then filled to price that: the team spans nodes,
+ * neither a setting nor a rule forced the choice, and bytes > 0. */
+int loom_cost_select_flat(const loom_coll_config_t *cfg, const loom_team_t *team, size_t bytes,
+                          int commutative, loom_cost_select_fn_t select,
+                          loom_cost_links_t *links, loom_choice_t *choice_p);
+
 /* The hierarchical bcast (reduce = 0) or reduce (1) of n bytes in
  * segments of seg: chains per level (bcast_hier.c, reduce_hier.c). */
 double loom_cost_chain_hier(const loom_cost_links_t *links, const loom_team_t *team,
