@@ -30,10 +30,10 @@
  * area of n bytes, both from the schedule's scratch.
  */
 #include "coll/core/reduce/reduce.h"
+#include "coll/core/parts/halving.h"
 #include "coll/core/parts/partition.h"
 #include "coll/core/engine/tag.h"
 
-#define LOOM_RSG_MAX_ROUNDS 31
 #define LOOM_RSG_TAG_FOLD   0
 /* The result's way from the gather's end to the root: a step no round uses. */
 #define LOOM_RSG_TAG_ROOT   ((uint32_t)LOOM_TAG_MAX_STEPS)
@@ -58,12 +58,13 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
     loom_rsg_t c = { .cut = { .count = args->count, .esize = args->elem_size },
                      .p = team->size };
     int p = team->size, r = team->rank, root = args->root, sr, vr, k, rounds = 0;
-    int lo = 0, hi, mid, peer, last = -1, recv, red, reader = -1, send, top, input_read = -1;
-    int lo_at[LOOM_RSG_MAX_ROUNDS], hi_at[LOOM_RSG_MAX_ROUNDS], rs_send[LOOM_RSG_MAX_ROUNDS];
-    size_t bytes = args->count * args->elem_size, kept_bytes, sent_bytes;
+    int peer, last = -1, recv, red, reader = -1, send, top, input_read = -1;
+    int rs_send[LOOM_HALVING_MAX_ROUNDS];
+    loom_halving_t h;
+    size_t bytes = args->count * args->elem_size;
     int in_place = args->in_place && r == root;
     const char *in = in_place ? args->recvbuf : args->sendbuf;
-    char *scratch, *tmp, *kept, *sent;
+    char *scratch, *tmp;
     loom_status_t status;
 
     if (root < 0 || root >= p) {
@@ -125,32 +126,21 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
     }
 
     /* Reduce-scatter by recursive halving. */
-    hi = c.cut.p;
+    loom_halving_start(&h, c.cut.p);
     for (k = 0; (1 << k) < c.cut.p; ++k, ++rounds) {
         peer = loom_rsg_real(&c, vr ^ (1 << k));
-        lo_at[k] = lo;
-        hi_at[k] = hi;
-        mid = lo + (hi - lo) / 2;
-        if ((vr & (1 << k)) == 0) {
-            kept = loom_cut_range(&c.cut, lo, mid, &kept_bytes);
-            sent = loom_cut_range(&c.cut, mid, hi, &sent_bytes);
-            hi = mid;
-        } else {
-            kept = loom_cut_range(&c.cut, mid, hi, &kept_bytes);
-            sent = loom_cut_range(&c.cut, lo, mid, &sent_bytes);
-            lo = mid;
-        }
-        rs_send[k] = loom_sched_send(c.sched, peer, (uint32_t)(1 + k), sent, sent_bytes,
+        loom_halving_split(&h, &c.cut, k, vr & (1 << k));
+        rs_send[k] = loom_sched_send(c.sched, peer, (uint32_t)(1 + k), h.sent, h.sent_bytes,
                                      LOOM_DEPS(last));
-        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + k), tmp, kept_bytes,
+        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + k), tmp, h.kept_bytes,
                                LOOM_DEPS(reader));
         if ((vr & (1 << k)) != 0) {
             /* The partner's group is the lower one. */
-            red = loom_sched_reduce(c.sched, tmp, kept, kept_bytes, LOOM_DEPS(recv, last));
+            red = loom_sched_reduce(c.sched, tmp, h.kept, h.kept_bytes, LOOM_DEPS(recv, last));
         } else {
             /* kept = kept op theirs: into tmp, then back. */
-            red = loom_sched_reduce(c.sched, kept, tmp, kept_bytes, LOOM_DEPS(recv, last));
-            red = loom_sched_copy(c.sched, tmp, kept, kept_bytes, LOOM_DEPS(red));
+            red = loom_sched_reduce(c.sched, h.kept, tmp, h.kept_bytes, LOOM_DEPS(recv, last));
+            red = loom_sched_copy(c.sched, tmp, h.kept, h.kept_bytes, LOOM_DEPS(red));
         }
         reader = red >= 0 ? red : reader;
         last = red >= 0 ? red : last;
@@ -160,19 +150,15 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
      * k, until this rank's own turn to send. */
     for (k = rounds - 1; k >= 0; --k) {
         peer = loom_rsg_real(&c, vr ^ (1 << k));
+        loom_halving_join(&h, &c.cut, k);
         if (vr & (1 << k)) {
-            kept = loom_cut_range(&c.cut, lo, hi, &kept_bytes);
-            loom_sched_send(c.sched, peer, (uint32_t)(1 + rounds + k), kept, kept_bytes,
+            loom_sched_send(c.sched, peer, (uint32_t)(1 + rounds + k), h.kept, h.kept_bytes,
                             LOOM_DEPS(last));
             break;
         }
-        sent = lo == lo_at[k] ? loom_cut_range(&c.cut, hi, hi_at[k], &sent_bytes)
-                              : loom_cut_range(&c.cut, lo_at[k], lo, &sent_bytes);
-        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + rounds + k), sent, sent_bytes,
-                               LOOM_DEPS(rs_send[k], last));
+        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + rounds + k), h.sent,
+                               h.sent_bytes, LOOM_DEPS(rs_send[k], last));
         last = recv >= 0 ? recv : last;
-        lo = lo_at[k];
-        hi = hi_at[k];
     }
 
     /* Non-commutative: from the gather's end to the root. */
