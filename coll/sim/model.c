@@ -83,6 +83,14 @@ loom_status_t loom_sim_model_check(const loom_sim_model_t *m, char *err, size_t 
     return LOOM_OK;
 }
 
+/* Whether a strtod or strtol called with errno cleared read a number from
+ * all of text (end: where it stopped), without a range error: what both
+ * kinds of model value ask. */
+static int loom_sim_read_whole(const char *text, const char *end)
+{
+    return end != text && *end == '\0' && errno == 0;
+}
+
 static loom_status_t loom_sim_parse_double(const char *key, const char *text, double *v_p,
                                            char *err, size_t len)
 {
@@ -91,7 +99,7 @@ static loom_status_t loom_sim_parse_double(const char *key, const char *text, do
 
     errno = 0;
     v = strtod(text, &end);
-    if (end == text || *end != '\0' || errno != 0 || !isfinite(v)) {
+    if (!loom_sim_read_whole(text, end) || !isfinite(v)) {
         return LOOM_SIM_BAD("%s: '%s' is not a number", key, text);
     }
     *v_p = v;
@@ -106,7 +114,7 @@ static loom_status_t loom_sim_parse_int(const char *key, const char *text, int *
 
     errno = 0;
     v = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || errno != 0 || v < 0 || v > 1 << 24) {
+    if (!loom_sim_read_whole(text, end) || v < 0 || v > 1 << 24) {
         return LOOM_SIM_BAD("%s: '%s' is not an integer in 0..%d", key, text, 1 << 24);
     }
     *v_p = (int)v;

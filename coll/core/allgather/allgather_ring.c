@@ -32,30 +32,27 @@
 #include "coll/core/allgather/allgather.h"
 #include "coll/core/parts/blocks.h"
 #include "coll/core/parts/partition.h"
+#include "coll/core/parts/ring_segs.h"
 #include "coll/core/engine/tag.h"
 
 typedef struct loom_agring {
-    loom_blocks_t   blocks;
-    char            *buf;       /* the receive buffer */
-    size_t          esize;
-    size_t          seg;        /* elements per segment */
-    int             nseg_max;   /* segments of the largest block */
+    loom_blocks_t       blocks;
+    char                *buf;       /* the receive buffer */
+    size_t              esize;
+    loom_ring_segs_t    segs;
 } loom_agring_t;
 
 static int loom_agring_nseg(const loom_agring_t *c, int block)
 {
-    size_t n = loom_blocks_count(&c->blocks, block);
-
-    return (int)((n + c->seg - 1) / c->seg);
+    return loom_ring_segs_count(&c->segs, loom_blocks_count(&c->blocks, block));
 }
 
 /* Offset (elements from the block's start) and bytes of segment j. */
 static size_t loom_agring_seg(const loom_agring_t *c, int block, int j, size_t *bytes_p)
 {
-    size_t n = loom_blocks_count(&c->blocks, block), first = (size_t)j * c->seg;
-
-    *bytes_p = (n - first < c->seg ? n - first : c->seg) * c->esize;
-    return first;
+    *bytes_p = loom_ring_segs_len(&c->segs, loom_blocks_count(&c->blocks, block), j) *
+               c->esize;
+    return (size_t)j * c->segs.seg;
 }
 
 loom_status_t loom_allgather_ring_plan(const loom_coll_args_t *args, loom_team_t *team,
@@ -94,18 +91,10 @@ loom_status_t loom_allgather_ring_plan(const loom_coll_args_t *args, loom_team_t
         goto out;
     }
 
-    c.seg = args->seg_bytes >= c.esize ? args->seg_bytes / c.esize : c.blocks.max;
-    c.seg = c.seg < c.blocks.max ? c.seg : c.blocks.max;
-    c.nseg_max = (int)((c.blocks.max + c.seg - 1) / c.seg);
-    if ((uint64_t)(p - 1) * (uint64_t)c.nseg_max > LOOM_TAG_MAX_STEPS) {
-        /* Too many segments for the tags: make them larger. */
-        c.nseg_max = (int)(LOOM_TAG_MAX_STEPS / (uint64_t)(p - 1));
-        c.seg = (c.blocks.max + (size_t)c.nseg_max - 1) / (size_t)c.nseg_max;
-        c.nseg_max = (int)((c.blocks.max + c.seg - 1) / c.seg);
-    }
+    c.segs = loom_ring_segs_make(args->seg_bytes, c.esize, c.blocks.max, (uint64_t)(p - 1));
     /* Per segment index, the receive of the previous round: the block the
      * next round forwards. */
-    status = loom_sched_alloc_ints(sched, c.nseg_max, &last_recv);
+    status = loom_sched_alloc_ints(sched, c.segs.nseg_max, &last_recv);
     if (status != LOOM_OK) {
         goto out;
     }
@@ -116,7 +105,7 @@ loom_status_t loom_allgather_ring_plan(const loom_coll_args_t *args, loom_team_t
         nseg = loom_agring_nseg(&c, send_block);
         for (j = 0; j < nseg; ++j) {
             first = loom_agring_seg(&c, send_block, j, &bytes);
-            loom_sched_send(sched, right, (uint32_t)(k * c.nseg_max + j),
+            loom_sched_send(sched, right, (uint32_t)(k * c.segs.nseg_max + j),
                             k == 0 ? own + first * c.esize
                                    : c.buf + (loom_blocks_offset(&c.blocks, send_block) +
                                               first) * c.esize,
@@ -127,7 +116,7 @@ loom_status_t loom_allgather_ring_plan(const loom_coll_args_t *args, loom_team_t
         for (j = 0; j < nseg; ++j) {
             first = loom_agring_seg(&c, recv_block, j, &bytes);
             last_recv[j] = loom_sched_recv(
-                sched, left, (uint32_t)(k * c.nseg_max + j),
+                sched, left, (uint32_t)(k * c.segs.nseg_max + j),
                 c.buf + (loom_blocks_offset(&c.blocks, recv_block) + first) * c.esize, bytes,
                 LOOM_NO_DEPS);
         }

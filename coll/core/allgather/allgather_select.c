@@ -16,29 +16,13 @@
 
 #include <math.h>
 
-typedef struct loom_ag_cost {
-    double alpha;   /* s per message */
-    double beta;    /* s per byte moved */
-    double gamma;   /* s per byte copied */
-} loom_ag_cost_t;
-
-static int loom_ag_log2_ceil(int p)
+static double loom_ag_cost_bruck(const loom_cost_t *c, int p, double n)
 {
-    int k = 0;
-
-    while ((1 << k) < p) {
-        ++k;
-    }
-    return k;
-}
-
-static double loom_ag_cost_bruck(const loom_ag_cost_t *c, int p, double n)
-{
-    return loom_ag_log2_ceil(p) * c->alpha + (double)(p - 1) / p * n * c->beta + n * c->gamma;
+    return loom_log2_ceil(p) * c->alpha + (double)(p - 1) / p * n * c->beta + n * c->gamma;
 }
 
 /* Unsegmented: segments only add alphas in this model (see allgather_ring.c). */
-static double loom_ag_cost_ring(const loom_ag_cost_t *c, int p, double n)
+static double loom_ag_cost_ring(const loom_cost_t *c, int p, double n)
 {
     return (p - 1) * c->alpha + (double)(p - 1) / p * n * c->beta;
 }
@@ -46,11 +30,7 @@ static double loom_ag_cost_ring(const loom_ag_cost_t *c, int p, double n)
 void loom_allgather_select(const loom_coll_config_t *cfg, int p, size_t total_bytes,
                            int commutative, loom_choice_t *choice_p)
 {
-    loom_ag_cost_t c = {
-        .alpha = cfg->cost_alpha_ns * 1e-9,
-        .beta  = 1.0 / (cfg->cost_bandwidth_mbs * 1e6),
-        .gamma = 1.0 / (cfg->cost_reduce_mbs * 1e6),
-    };
+    loom_cost_t c = loom_cost_from_config(cfg);
     double n = (double)total_bytes;
     double cost[LOOM_ALLGATHER_ALG_COUNT] = {
         [LOOM_ALLGATHER_BRUCK] = loom_ag_cost_bruck(&c, p, n),
@@ -108,11 +88,9 @@ void loom_allgather_select_team(const loom_coll_config_t *cfg, const loom_team_t
                                 size_t total_bytes, int commutative, loom_choice_t *choice_p)
 {
     loom_cost_links_t links;
-    loom_coll_config_t flat;
-    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
 
-    loom_allgather_select(use, team->size, total_bytes, commutative, choice_p);
-    if (use != cfg && !choice_p->forced && choice_p->rule < 0 && total_bytes > 0) {
+    if (loom_cost_select_flat(cfg, team, total_bytes, commutative, loom_allgather_select,
+                              &links, choice_p)) {
         LOOM_COST_OFFER(choice_p, LOOM_ALLGATHER_HIER, 0,
                         loom_cost_spread_hier(&links, team, (double)total_bytes, 0));
     }

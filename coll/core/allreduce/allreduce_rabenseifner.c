@@ -23,38 +23,25 @@
  * the partner is the higher group).
  */
 #include "coll/core/allreduce/allreduce.h"
+#include "coll/core/parts/halving.h"
 #include "coll/core/parts/partition.h"
-
-#define LOOM_RSAG_MAX_ROUNDS 31
 
 typedef struct loom_rsag {
     loom_sched_t    *sched;
-    char            *buf;
-    size_t          count;
-    size_t          esize;
-    int             p2;
+    loom_cut_t      cut;        /* the receive buffer in p2 blocks */
 } loom_rsag_t;
-
-/* Byte offset and length of blocks [lo, hi) of p2 blocks. */
-static char *loom_rsag_range(const loom_rsag_t *c, int lo, int hi, size_t *bytes_p)
-{
-    size_t first = loom_block_offset(c->count, c->p2, lo);
-
-    *bytes_p = (loom_block_offset(c->count, c->p2, hi) - first) * c->esize;
-    return c->buf + first * c->esize;
-}
 
 loom_status_t loom_allreduce_rabenseifner_plan(const loom_coll_args_t *args,
                                                loom_team_t *team, loom_sched_t **sched_p)
 {
-    loom_rsag_t c = { .buf = args->recvbuf, .count = args->count,
-                      .esize = args->elem_size };
-    size_t bytes = args->count * args->elem_size, kept_bytes, sent_bytes;
+    loom_rsag_t c = { .cut = { .buf = args->recvbuf, .count = args->count,
+                               .esize = args->elem_size } };
+    size_t bytes = args->count * args->elem_size;
     loom_fold_t fold = loom_fold_make(team->size, team->rank);
-    int lo_at[LOOM_RSAG_MAX_ROUNDS], hi_at[LOOM_RSAG_MAX_ROUNDS];
-    int rs_send[LOOM_RSAG_MAX_ROUNDS];
-    int lo = 0, hi, mid, k, rounds = 0, peer, last, pre, recv, red, scratch_reader, send;
-    char *kept, *sent, *scratch;
+    loom_halving_t h;
+    int rs_send[LOOM_HALVING_MAX_ROUNDS];
+    int k, rounds = 0, peer, last, pre, recv, red, scratch_reader, send;
+    char *scratch;
     loom_status_t status;
 
     status = loom_sched_create(team, args, LOOM_ALLREDUCE_RABENSEIFNER, &c.sched);
@@ -69,45 +56,34 @@ loom_status_t loom_allreduce_rabenseifner_plan(const loom_coll_args_t *args,
     if (status != LOOM_OK) {
         goto out;
     }
-    pre = loom_fold_pre(c.sched, &fold, c.buf, scratch, bytes, last);
+    pre = loom_fold_pre(c.sched, &fold, c.cut.buf, scratch, bytes, last);
     if (fold.vrank < 0) {
-        loom_fold_post(c.sched, &fold, c.buf, bytes, pre);
+        loom_fold_post(c.sched, &fold, c.cut.buf, bytes, pre);
         goto out;
     }
     last = pre;
     scratch_reader = pre;
-    c.p2 = fold.p2;
-    hi = c.p2;
+    c.cut.p = fold.p2;
+    loom_halving_start(&h, c.cut.p);
 
     /* Reduce-scatter by recursive halving. */
-    for (k = 0; (1 << k) < c.p2; ++k, ++rounds) {
+    for (k = 0; (1 << k) < c.cut.p; ++k, ++rounds) {
         peer = loom_fold_real(&fold, fold.vrank ^ (1 << k));
-        lo_at[k] = lo;
-        hi_at[k] = hi;
-        mid = lo + (hi - lo) / 2;
-        if ((fold.vrank & (1 << k)) == 0) {
-            kept = loom_rsag_range(&c, lo, mid, &kept_bytes);
-            sent = loom_rsag_range(&c, mid, hi, &sent_bytes);
-            hi = mid;
-        } else {
-            kept = loom_rsag_range(&c, mid, hi, &kept_bytes);
-            sent = loom_rsag_range(&c, lo, mid, &sent_bytes);
-            lo = mid;
-        }
-        send = loom_sched_send(c.sched, peer, (uint32_t)(1 + k), sent, sent_bytes,
+        loom_halving_split(&h, &c.cut, k, fold.vrank & (1 << k));
+        send = loom_sched_send(c.sched, peer, (uint32_t)(1 + k), h.sent, h.sent_bytes,
                                LOOM_DEPS(last));
         rs_send[k] = send;
-        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + k), scratch, kept_bytes,
+        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + k), scratch, h.kept_bytes,
                                LOOM_DEPS(scratch_reader));
         if ((fold.vrank & (1 << k)) != 0 || args->op.commutative) {
             /* The partner's group is lower (or order does not matter). */
-            red = loom_sched_reduce(c.sched, scratch, kept, kept_bytes,
+            red = loom_sched_reduce(c.sched, scratch, h.kept, h.kept_bytes,
                                     LOOM_DEPS(recv, last));
             scratch_reader = red;
         } else {
-            red = loom_sched_reduce(c.sched, kept, scratch, kept_bytes,
+            red = loom_sched_reduce(c.sched, h.kept, scratch, h.kept_bytes,
                                     LOOM_DEPS(recv, last));
-            red = loom_sched_copy(c.sched, scratch, kept, kept_bytes, LOOM_DEPS(red));
+            red = loom_sched_copy(c.sched, scratch, h.kept, h.kept_bytes, LOOM_DEPS(red));
             scratch_reader = red;
         }
         /* An empty kept range leaves the data as it was. */
@@ -117,23 +93,16 @@ loom_status_t loom_allreduce_rabenseifner_plan(const loom_coll_args_t *args,
     /* Allgather by recursive doubling, the rounds in reverse. */
     for (k = rounds - 1; k >= 0; --k) {
         peer = loom_fold_real(&fold, fold.vrank ^ (1 << k));
-        kept = loom_rsag_range(&c, lo, hi, &kept_bytes);
-        if (lo == lo_at[k]) {
-            sent = loom_rsag_range(&c, hi, hi_at[k], &sent_bytes);
-        } else {
-            sent = loom_rsag_range(&c, lo_at[k], lo, &sent_bytes);
-        }
-        send = loom_sched_send(c.sched, peer, (uint32_t)(1 + rounds + k), kept, kept_bytes,
-                               LOOM_DEPS(last));
+        loom_halving_join(&h, &c.cut, k);
+        send = loom_sched_send(c.sched, peer, (uint32_t)(1 + rounds + k), h.kept,
+                               h.kept_bytes, LOOM_DEPS(last));
         /* What arrives is the half this rank sent away in round k. */
-        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + rounds + k), sent, sent_bytes,
-                               LOOM_DEPS(rs_send[k], last));
-        lo = lo_at[k];
-        hi = hi_at[k];
+        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + rounds + k), h.sent,
+                               h.sent_bytes, LOOM_DEPS(rs_send[k], last));
         last = recv >= 0 ? recv : last;
         (void)send;
     }
-    loom_fold_post(c.sched, &fold, c.buf, bytes, last);
+    loom_fold_post(c.sched, &fold, c.cut.buf, bytes, last);
 
 out:
     return loom_sched_plan_done(c.sched, sched_p);

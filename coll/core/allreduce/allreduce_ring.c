@@ -29,6 +29,7 @@
  */
 #include "coll/core/allreduce/allreduce.h"
 #include "coll/core/parts/partition.h"
+#include "coll/core/parts/ring_segs.h"
 #include "coll/core/engine/tag.h"
 
 #include <stddef.h>
@@ -41,8 +42,7 @@ typedef struct loom_ring {
     char            *buf;       /* the receive buffer */
     size_t          count;
     size_t          esize;
-    size_t          seg;        /* elements per segment */
-    int             nseg_max;   /* segments of the largest block */
+    loom_ring_segs_t segs;
     int             p;
     int             r;
     loom_spread_t   cut;        /* the blocks (partition.h), worked out once */
@@ -55,12 +55,6 @@ typedef struct loom_ring_block {
     int     nseg;
 } loom_ring_block_t;
 
-static int loom_ring_nseg_of(const loom_ring_t *c, size_t n)
-{
-    /* One segment a block is the common case: no division for it. */
-    return n <= c->seg ? n > 0 : (int)((n + c->seg - 1) / c->seg);
-}
-
 /* Block (block mod p), for block in -p .. 2p - 1: the plan's r - k and
  * r + 1 - k, without a division. */
 static loom_ring_block_t loom_ring_block(const loom_ring_t *c, int block)
@@ -68,23 +62,20 @@ static loom_ring_block_t loom_ring_block(const loom_ring_t *c, int block)
     int b = block < 0 ? block + c->p : block >= c->p ? block - c->p : block;
     size_t first = loom_spread_offset(c->cut, b), n = loom_spread_offset(c->cut, b + 1) - first;
 
-    return (loom_ring_block_t){ first, n, loom_ring_nseg_of(c, n) };
+    return (loom_ring_block_t){ first, n, loom_ring_segs_count(&c->segs, n) };
 }
 
 /* Address and length of segment j of a block. */
 static char *loom_ring_seg(const loom_ring_t *c, const loom_ring_block_t *blk, int j,
                            size_t *bytes_p)
 {
-    size_t first = (size_t)j * c->seg;
-    size_t len = blk->n - first < c->seg ? blk->n - first : c->seg;
-
-    *bytes_p = len * c->esize;
-    return c->buf + (blk->first + first) * c->esize;
+    *bytes_p = loom_ring_segs_len(&c->segs, blk->n, j) * c->esize;
+    return c->buf + (blk->first + (size_t)j * c->segs.seg) * c->esize;
 }
 
 static uint32_t loom_ring_tag(const loom_ring_t *c, int round, int j)
 {
-    return (uint32_t)(round * c->nseg_max + j);
+    return (uint32_t)(round * c->segs.nseg_max + j);
 }
 
 loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t *team,
@@ -117,36 +108,29 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
         goto out;
     }
 
-    c.seg = args->seg_bytes >= c.esize ? args->seg_bytes / c.esize
-                                       : loom_spread_max(c.cut);
     /* Every (round, segment) needs a tag step of its own: with too many
-     * segments, make them larger; with too many rounds, decline (the
-     * decision depends on p and count only, so every rank declines). */
+     * segments, make them larger (ring_segs.h); with too many rounds,
+     * decline (the decision depends on p only, so every rank declines). */
     if ((uint64_t)2 * (uint64_t)(c.p - 1) > LOOM_TAG_MAX_STEPS) {
         loom_sched_destroy(c.sched);
         return LOOM_ERR_UNSUPPORTED;
     }
-    c.nseg_max = loom_ring_nseg_of(&c, loom_spread_max(c.cut));
-    if ((uint64_t)2 * (uint64_t)(c.p - 1) * (uint64_t)c.nseg_max > LOOM_TAG_MAX_STEPS) {
-        c.nseg_max = (int)(LOOM_TAG_MAX_STEPS / (2 * (uint64_t)(c.p - 1)));
-        c.seg = (loom_spread_max(c.cut) + (size_t)c.nseg_max - 1) /
-                (size_t)c.nseg_max;
-        c.nseg_max = loom_ring_nseg_of(&c, loom_spread_max(c.cut));
-    }
-    slot_bytes = c.seg * c.esize;
+    c.segs = loom_ring_segs_make(args->seg_bytes, c.esize, loom_spread_max(c.cut),
+                                 2 * (uint64_t)(c.p - 1));
+    slot_bytes = c.segs.seg * c.esize;
     /* Bookkeeping: per segment index, the last reduce (reduce-scatter) and
      * the last receive (allgather); per scratch slot, its last reader; per
      * round and segment, the reduce-scatter send (the allgather must not
      * overwrite a block before it has left). */
-    status = loom_sched_alloc_ints(c.sched, 2 * c.nseg_max + depth +
-                                   (c.p - 1) * c.nseg_max, &last_reduce);
+    status = loom_sched_alloc_ints(c.sched, 2 * c.segs.nseg_max + depth +
+                                   (c.p - 1) * c.segs.nseg_max, &last_reduce);
     if (status != LOOM_OK) {
         goto out;
     }
-    last_recv = last_reduce + c.nseg_max;
-    slot_reader = last_recv + c.nseg_max;
+    last_recv = last_reduce + c.segs.nseg_max;
+    slot_reader = last_recv + c.segs.nseg_max;
     rs_sends = slot_reader + depth;
-    for (j = 0; j < c.nseg_max; ++j) {
+    for (j = 0; j < c.segs.nseg_max; ++j) {
         last_reduce[j] = -1;
     }
     for (j = 0; j < depth; ++j) {
@@ -166,13 +150,13 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
         blk = loom_ring_block(&c, c.r - k);
         for (j = 0; j < blk.nseg; ++j) {
             seg = loom_ring_seg(&c, &blk, j, &bytes);
-            rs_sends[k * c.nseg_max + j] =
+            rs_sends[k * c.segs.nseg_max + j] =
                 loom_sched_send(c.sched, right, loom_ring_tag(&c, k, j),
                                 k == 0 ? seg + to_input : seg, bytes,
                                 LOOM_DEPS(last_reduce[j]));
         }
-        for (j = blk.nseg; j < c.nseg_max; ++j) {
-            rs_sends[k * c.nseg_max + j] = -1;
+        for (j = blk.nseg; j < c.segs.nseg_max; ++j) {
+            rs_sends[k * c.segs.nseg_max + j] = -1;
         }
         blk = loom_ring_block(&c, c.r - k - 1);
         for (j = 0; j < blk.nseg; ++j) {
@@ -193,7 +177,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     }
 
     /* Allgather: rank r owns the final block r+1. */
-    for (j = 0; j < c.nseg_max; ++j) {
+    for (j = 0; j < c.segs.nseg_max; ++j) {
         last_recv[j] = last_reduce[j];
     }
     for (k = 0; k < c.p - 1; ++k) {
@@ -210,7 +194,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
              * once that send is done. */
             last_recv[j] = loom_sched_recv(c.sched, left, loom_ring_tag(&c, c.p - 1 + k, j),
                                            seg, bytes,
-                                           LOOM_DEPS(rs_sends[k * c.nseg_max + j]));
+                                           LOOM_DEPS(rs_sends[k * c.segs.nseg_max + j]));
         }
     }
 

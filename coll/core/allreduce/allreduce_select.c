@@ -156,15 +156,13 @@ void loom_allreduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
 void loom_allreduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                                 size_t bytes, int commutative, loom_choice_t *choice_p)
 {
-    loom_coll_config_t flat;
     loom_cost_links_t links;
-    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
     double t;
     size_t i, seg;
     int owned[2];
 
-    loom_allreduce_select(use, team->size, bytes, commutative, choice_p);
-    if (use == cfg || choice_p->forced || choice_p->rule >= 0 || !commutative || bytes == 0) {
+    if (!loom_cost_select_flat(cfg, team, bytes, commutative, loom_allreduce_select, &links,
+                               choice_p) || !commutative) {
         return;
     }
     for (i = 0; i < sizeof(loom_select_hier_segments) / sizeof(loom_select_hier_segments[0]);

@@ -14,22 +14,20 @@
  * messages and to scatter + allgather when p is large.
  *
  * Segments go straight into the receive buffer, so there is no scratch
- * and no depth limit: every receive is posted at once.
+ * and no depth limit: every receive is posted at once (relay.h).
  */
 #include "coll/core/bcast/bcast.h"
 #include "coll/core/parts/partition.h"
-#include "coll/core/engine/tag.h"
+#include "coll/core/parts/relay.h"
 
 #define LOOM_CHAIN_DEFAULT_SEG (64 * 1024)
 
 loom_status_t loom_bcast_chain_plan(const loom_coll_args_t *args, loom_team_t *team,
                                     loom_sched_t **sched_p)
 {
-    int p = team->size, v = loom_vrank(team->rank, args->root, p), recv = -1;
-    size_t esize = args->elem_size, count = args->count, seg, nseg, j, n;
+    int p = team->size, v = loom_vrank(team->rank, args->root, p);
     int prev = v > 0 ? loom_vrank_real(v - 1, args->root, p) : -1;
     int next = v + 1 < p ? loom_vrank_real(v + 1, args->root, p) : -1;
-    char *buf = args->recvbuf, *at;
     loom_status_t status;
     loom_sched_t *sched;
 
@@ -40,23 +38,10 @@ loom_status_t loom_bcast_chain_plan(const loom_coll_args_t *args, loom_team_t *t
     if (status != LOOM_OK) {
         return status;
     }
-    if (p == 1 || count == 0) {
+    if (p == 1 || args->count == 0) {
         goto out;
     }
-    /* One tag step per segment: too many segments get larger instead. */
-    seg = loom_seg_elems(args->seg_bytes, LOOM_CHAIN_DEFAULT_SEG, esize, count,
-                         LOOM_TAG_MAX_STEPS);
-    nseg = (count + seg - 1) / seg;
-    for (j = 0; j < nseg; ++j) {
-        n = j + 1 < nseg ? seg : count - j * seg;
-        at = buf + j * seg * esize;
-        if (prev >= 0) {
-            recv = loom_sched_recv(sched, prev, (uint32_t)j, at, n * esize, LOOM_NO_DEPS);
-        }
-        if (next >= 0) {
-            loom_sched_send(sched, next, (uint32_t)j, at, n * esize, LOOM_DEPS(recv));
-        }
-    }
+    loom_relay_add(sched, args, LOOM_CHAIN_DEFAULT_SEG, prev, &next, 1);
 out:
     return loom_sched_plan_done(sched, sched_p);
 }

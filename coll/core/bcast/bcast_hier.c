@@ -39,22 +39,19 @@
  */
 #include "coll/core/bcast/bcast.h"
 #include "coll/core/parts/hier_layout.h"
-#include "coll/core/parts/partition.h"
-#include "coll/core/engine/tag.h"
+#include "coll/core/parts/relay.h"
 
 #define LOOM_BCAST_HIER_DEFAULT_SEG (64 * 1024)
 
 loom_status_t loom_bcast_hier_plan(const loom_coll_args_t *args, loom_team_t *team,
                                    loom_sched_t **sched_p)
 {
-    size_t esize = args->elem_size, count = args->count, seg, nseg, j, n;
-    char *buf = args->recvbuf, *at;
     loom_hier_layout_t lay;
     loom_hier_index_t ix;
     loom_hier_links_t links;
     loom_status_t status;
     loom_sched_t *sched;
-    int recv = -1, lvl, *ints;
+    int *ints;
 
     if (args->root < 0 || args->root >= team->size) {
         return LOOM_ERR_INVALID_PARAM;
@@ -63,7 +60,7 @@ loom_status_t loom_bcast_hier_plan(const loom_coll_args_t *args, loom_team_t *te
     if (status != LOOM_OK) {
         return status;
     }
-    if (team->size == 1 || count == 0) {
+    if (team->size == 1 || args->count == 0) {
         goto out;
     }
     status = loom_hier_layout_init(&lay, team, sched, loom_hier_index_ints(team), &ints);
@@ -72,24 +69,9 @@ loom_status_t loom_bcast_hier_plan(const loom_coll_args_t *args, loom_team_t *te
     }
     loom_hier_index_init(&ix, &lay, team, ints);
     loom_hier_chain_links(&ix, args->root, &links);
-    /* One tag step per segment: too many segments get larger instead. */
-    seg = loom_seg_elems(args->seg_bytes, LOOM_BCAST_HIER_DEFAULT_SEG, esize, count,
-                         LOOM_TAG_MAX_STEPS);
-    nseg = (count + seg - 1) / seg;
-    for (j = 0; j < nseg; ++j) {
-        n = j + 1 < nseg ? seg : count - j * seg;
-        at = buf + j * seg * esize;
-        if (links.up >= 0) {
-            recv = loom_sched_recv(sched, links.up, (uint32_t)j, at, n * esize, LOOM_NO_DEPS);
-        }
-        /* The slowest level first: its send is posted first. */
-        for (lvl = 0; lvl < 3; ++lvl) {
-            if (links.down[lvl] >= 0) {
-                loom_sched_send(sched, links.down[lvl], (uint32_t)j, at, n * esize,
-                                LOOM_DEPS(recv));
-            }
-        }
-    }
+    /* The slowest level first: its send is posted first. */
+    loom_relay_add(sched, args, LOOM_BCAST_HIER_DEFAULT_SEG, links.up, links.down,
+                   (int)(sizeof(links.down) / sizeof(links.down[0])));
 out:
     return loom_sched_plan_done(sched, sched_p);
 }

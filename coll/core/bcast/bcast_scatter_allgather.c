@@ -24,24 +24,8 @@
 #include "coll/core/parts/partition.h"
 #include "coll/core/engine/tag.h"
 
-typedef struct loom_bsag {
-    char    *buf;
-    size_t  count;
-    size_t  esize;
-    int     p;
-} loom_bsag_t;
-
-/* Blocks [lo, hi) of p: address and bytes. */
-static char *loom_bsag_range(const loom_bsag_t *c, int lo, int hi, size_t *bytes_p)
-{
-    size_t first = loom_block_offset(c->count, c->p, lo);
-
-    *bytes_p = (loom_block_offset(c->count, c->p, hi) - first) * c->esize;
-    return c->buf + first * c->esize;
-}
-
 /* Whether virtual rank v holds block b after the scatter. */
-static int loom_bsag_holds(const loom_bsag_t *c, int v, int b)
+static int loom_bsag_holds(const loom_cut_t *c, int v, int b)
 {
     return b >= v && b < loom_binomial_end(v, c->p);
 }
@@ -49,8 +33,8 @@ static int loom_bsag_holds(const loom_bsag_t *c, int v, int b)
 loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
                                                 loom_team_t *team, loom_sched_t **sched_p)
 {
-    loom_bsag_t c = { .buf = args->recvbuf, .count = args->count,
-                      .esize = args->elem_size, .p = team->size };
+    loom_cut_t c = { .buf = args->recvbuf, .count = args->count,
+                     .esize = args->elem_size, .p = team->size };
     int p = team->size, v = loom_vrank(team->rank, args->root, p), m, k, b, scatter = -1;
     int right = loom_vrank_real(v + 1, args->root, p);
     int left = loom_vrank_real(v - 1, args->root, p);
@@ -83,7 +67,7 @@ loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
 
     /* Scatter: the subtree's blocks from the parent, in one message. */
     if (v > 0) {
-        at = loom_bsag_range(&c, v, loom_binomial_end(v, p), &bytes);
+        at = loom_cut_range(&c, v, loom_binomial_end(v, p), &bytes);
         scatter = loom_sched_recv(sched, loom_vrank_real(loom_binomial_parent(v),
                                                          args->root, p),
                                   0, at, bytes, LOOM_NO_DEPS);
@@ -93,7 +77,7 @@ loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
     }
     for (m = loom_binomial_top(v, p); m > 0; m /= 2) {
         if (v + m < p) {
-            at = loom_bsag_range(&c, v + m, loom_binomial_end(v + m, p), &bytes);
+            at = loom_cut_range(&c, v + m, loom_binomial_end(v + m, p), &bytes);
             loom_sched_send(sched, loom_vrank_real(v + m, args->root, p), 0, at, bytes,
                             LOOM_DEPS(scatter));
         }
@@ -103,12 +87,12 @@ loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
     for (k = 0; k < p - 1; ++k) {
         b = loom_mod(v - k, p);
         if (!loom_bsag_holds(&c, vright, b)) {
-            at = loom_bsag_range(&c, b, b + 1, &bytes);
+            at = loom_cut_range(&c, b, b + 1, &bytes);
             loom_sched_send(sched, right, (uint32_t)(1 + k), at, bytes, LOOM_DEPS(have[b]));
         }
         b = loom_mod(v - k - 1, p);
         if (!loom_bsag_holds(&c, v, b)) {
-            at = loom_bsag_range(&c, b, b + 1, &bytes);
+            at = loom_cut_range(&c, b, b + 1, &bytes);
             have[b] = loom_sched_recv(sched, left, (uint32_t)(1 + k), at, bytes,
                                       LOOM_NO_DEPS);
         }

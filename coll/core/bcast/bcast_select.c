@@ -98,17 +98,11 @@ void loom_bcast_select(const loom_coll_config_t *cfg, int p, size_t bytes,
 void loom_bcast_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                             size_t bytes, int commutative, loom_choice_t *choice_p)
 {
-    static const size_t segs[] = LOOM_COST_HIER_SEGMENTS;
     loom_cost_links_t links;
-    loom_coll_config_t flat;
-    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
-    size_t i, seg;
 
-    loom_bcast_select(use, team->size, bytes, commutative, choice_p);
-    for (i = 0; use != cfg && !choice_p->forced && choice_p->rule < 0 && bytes > 0 &&
-                i < sizeof(segs) / sizeof(segs[0]); ++i) {
-        seg = cfg->bcast_segment > 0 ? cfg->bcast_segment : segs[i];
-        LOOM_COST_OFFER(choice_p, LOOM_BCAST_HIER, seg,
-                        loom_cost_chain_hier(&links, team, (double)bytes, (double)seg, 0));
+    if (loom_cost_select_flat(cfg, team, bytes, commutative, loom_bcast_select, &links,
+                              choice_p)) {
+        loom_cost_offer_chain_hier(&links, team, bytes, cfg->bcast_segment, 0,
+                                   LOOM_BCAST_HIER, choice_p);
     }
 }

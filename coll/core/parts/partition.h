@@ -61,6 +61,26 @@ static inline size_t loom_block_offset(size_t count, int p, int i)
     return (size_t)i * base + ((size_t)i < rem ? (size_t)i : rem);
 }
 
+/* A buffer of count elements of esize bytes cut into p blocks as above,
+ * for the algorithms that halve and double ranges of blocks (the
+ * recursive halving of Rabenseifner's allreduce and reduce, the binomial
+ * scatter of bcast's scatter-allgather). */
+typedef struct loom_cut {
+    char    *buf;
+    size_t  count;
+    size_t  esize;
+    int     p;
+} loom_cut_t;
+
+/* Blocks [lo, hi) of the cut: their address, and their bytes in *bytes_p. */
+static inline char *loom_cut_range(const loom_cut_t *cut, int lo, int hi, size_t *bytes_p)
+{
+    size_t first = loom_block_offset(cut->count, cut->p, lo);
+
+    *bytes_p = (loom_block_offset(cut->count, cut->p, hi) - first) * cut->esize;
+    return cut->buf + first * cut->esize;
+}
+
 /* Elements per pipeline segment: seg_bytes (or def_bytes when 0) in whole
  * elements, at least one, and large enough that count elements make at
  * most max_segs segments (one message tag step each).  A function of the

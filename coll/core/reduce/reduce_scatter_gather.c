@@ -30,32 +30,21 @@
  * area of n bytes, both from the schedule's scratch.
  */
 #include "coll/core/reduce/reduce.h"
+#include "coll/core/parts/halving.h"
 #include "coll/core/parts/partition.h"
 #include "coll/core/engine/tag.h"
 
-#define LOOM_RSG_MAX_ROUNDS 31
 #define LOOM_RSG_TAG_FOLD   0
 /* The result's way from the gather's end to the root: a step no round uses. */
 #define LOOM_RSG_TAG_ROOT   ((uint32_t)LOOM_TAG_MAX_STEPS)
 
 typedef struct loom_rsg {
     loom_sched_t    *sched;
-    char            *buf;       /* the running vector */
-    size_t          count;
-    size_t          esize;
-    int             p2;
+    loom_cut_t      cut;        /* the running vector in p2 blocks */
     int             p;
     int             base;       /* real rank = (shifted rank + base) mod p */
     loom_fold_t     fold;
 } loom_rsg_t;
-
-static char *loom_rsg_range(const loom_rsg_t *c, int lo, int hi, size_t *bytes_p)
-{
-    size_t first = loom_block_offset(c->count, c->p2, lo);
-
-    *bytes_p = (loom_block_offset(c->count, c->p2, hi) - first) * c->esize;
-    return c->buf + first * c->esize;
-}
 
 /* The real rank of virtual rank v (after the fold, in shifted numbering). */
 static int loom_rsg_real(const loom_rsg_t *c, int v)
@@ -66,14 +55,16 @@ static int loom_rsg_real(const loom_rsg_t *c, int v)
 loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
                                               loom_team_t *team, loom_sched_t **sched_p)
 {
-    loom_rsg_t c = { .count = args->count, .esize = args->elem_size, .p = team->size };
+    loom_rsg_t c = { .cut = { .count = args->count, .esize = args->elem_size },
+                     .p = team->size };
     int p = team->size, r = team->rank, root = args->root, sr, vr, k, rounds = 0;
-    int lo = 0, hi, mid, peer, last = -1, recv, red, reader = -1, send, top, input_read = -1;
-    int lo_at[LOOM_RSG_MAX_ROUNDS], hi_at[LOOM_RSG_MAX_ROUNDS], rs_send[LOOM_RSG_MAX_ROUNDS];
-    size_t bytes = args->count * args->elem_size, kept_bytes, sent_bytes;
+    int peer, last = -1, recv, red, reader = -1, send, top, input_read = -1;
+    int rs_send[LOOM_HALVING_MAX_ROUNDS];
+    loom_halving_t h;
+    size_t bytes = args->count * args->elem_size;
     int in_place = args->in_place && r == root;
     const char *in = in_place ? args->recvbuf : args->sendbuf;
-    char *scratch, *tmp, *kept, *sent;
+    char *scratch, *tmp;
     loom_status_t status;
 
     if (root < 0 || root >= p) {
@@ -97,7 +88,7 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
     c.base = args->op.commutative ? loom_mod(root - (c.fold.rem > 0), p) : 0;
     sr = loom_mod(r - c.base, p);
     c.fold = loom_fold_make(p, sr);
-    c.p2 = c.fold.p2;
+    c.cut.p = c.fold.p2;
     vr = c.fold.vrank;
     top = loom_rsg_real(&c, 0);
 
@@ -109,7 +100,7 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
         goto out;
     }
     tmp = scratch;
-    c.buf = r == root && r == top ? args->recvbuf : scratch + bytes;
+    c.cut.buf = r == root && r == top ? args->recvbuf : scratch + bytes;
 
     /* Fold: the lower rank of a pair hands its vector to the higher one. */
     if (sr < 2 * c.fold.rem && vr < 0) {
@@ -125,42 +116,31 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
         recv = loom_sched_recv(c.sched, loom_mod(sr - 1 + c.base, p), LOOM_RSG_TAG_FOLD, tmp,
                                bytes, LOOM_NO_DEPS);
         /* buf = (the lower rank: tmp) op (this rank: in) */
-        last = loom_sched_copy(c.sched, in, c.buf, bytes, LOOM_NO_DEPS);
+        last = loom_sched_copy(c.sched, in, c.cut.buf, bytes, LOOM_NO_DEPS);
         input_read = last;
-        last = loom_sched_reduce(c.sched, tmp, c.buf, bytes, LOOM_DEPS(recv, last));
+        last = loom_sched_reduce(c.sched, tmp, c.cut.buf, bytes, LOOM_DEPS(recv, last));
         reader = last;
     } else {
-        last = loom_sched_copy(c.sched, in, c.buf, bytes, LOOM_NO_DEPS);
+        last = loom_sched_copy(c.sched, in, c.cut.buf, bytes, LOOM_NO_DEPS);
         input_read = last;
     }
 
     /* Reduce-scatter by recursive halving. */
-    hi = c.p2;
-    for (k = 0; (1 << k) < c.p2; ++k, ++rounds) {
+    loom_halving_start(&h, c.cut.p);
+    for (k = 0; (1 << k) < c.cut.p; ++k, ++rounds) {
         peer = loom_rsg_real(&c, vr ^ (1 << k));
-        lo_at[k] = lo;
-        hi_at[k] = hi;
-        mid = lo + (hi - lo) / 2;
-        if ((vr & (1 << k)) == 0) {
-            kept = loom_rsg_range(&c, lo, mid, &kept_bytes);
-            sent = loom_rsg_range(&c, mid, hi, &sent_bytes);
-            hi = mid;
-        } else {
-            kept = loom_rsg_range(&c, mid, hi, &kept_bytes);
-            sent = loom_rsg_range(&c, lo, mid, &sent_bytes);
-            lo = mid;
-        }
-        rs_send[k] = loom_sched_send(c.sched, peer, (uint32_t)(1 + k), sent, sent_bytes,
+        loom_halving_split(&h, &c.cut, k, vr & (1 << k));
+        rs_send[k] = loom_sched_send(c.sched, peer, (uint32_t)(1 + k), h.sent, h.sent_bytes,
                                      LOOM_DEPS(last));
-        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + k), tmp, kept_bytes,
+        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + k), tmp, h.kept_bytes,
                                LOOM_DEPS(reader));
         if ((vr & (1 << k)) != 0) {
             /* The partner's group is the lower one. */
-            red = loom_sched_reduce(c.sched, tmp, kept, kept_bytes, LOOM_DEPS(recv, last));
+            red = loom_sched_reduce(c.sched, tmp, h.kept, h.kept_bytes, LOOM_DEPS(recv, last));
         } else {
             /* kept = kept op theirs: into tmp, then back. */
-            red = loom_sched_reduce(c.sched, kept, tmp, kept_bytes, LOOM_DEPS(recv, last));
-            red = loom_sched_copy(c.sched, tmp, kept, kept_bytes, LOOM_DEPS(red));
+            red = loom_sched_reduce(c.sched, h.kept, tmp, h.kept_bytes, LOOM_DEPS(recv, last));
+            red = loom_sched_copy(c.sched, tmp, h.kept, h.kept_bytes, LOOM_DEPS(red));
         }
         reader = red >= 0 ? red : reader;
         last = red >= 0 ? red : last;
@@ -170,24 +150,20 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
      * k, until this rank's own turn to send. */
     for (k = rounds - 1; k >= 0; --k) {
         peer = loom_rsg_real(&c, vr ^ (1 << k));
+        loom_halving_join(&h, &c.cut, k);
         if (vr & (1 << k)) {
-            kept = loom_rsg_range(&c, lo, hi, &kept_bytes);
-            loom_sched_send(c.sched, peer, (uint32_t)(1 + rounds + k), kept, kept_bytes,
+            loom_sched_send(c.sched, peer, (uint32_t)(1 + rounds + k), h.kept, h.kept_bytes,
                             LOOM_DEPS(last));
             break;
         }
-        sent = lo == lo_at[k] ? loom_rsg_range(&c, hi, hi_at[k], &sent_bytes)
-                              : loom_rsg_range(&c, lo_at[k], lo, &sent_bytes);
-        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + rounds + k), sent, sent_bytes,
-                               LOOM_DEPS(rs_send[k], last));
+        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + rounds + k), h.sent,
+                               h.sent_bytes, LOOM_DEPS(rs_send[k], last));
         last = recv >= 0 ? recv : last;
-        lo = lo_at[k];
-        hi = hi_at[k];
     }
 
     /* Non-commutative: from the gather's end to the root. */
     if (vr == 0 && r != root) {
-        loom_sched_send(c.sched, root, LOOM_RSG_TAG_ROOT, c.buf, bytes,
+        loom_sched_send(c.sched, root, LOOM_RSG_TAG_ROOT, c.cut.buf, bytes,
                         LOOM_DEPS(last));
     } else if (r == root && r != top) {
         loom_sched_recv(c.sched, top, LOOM_RSG_TAG_ROOT, args->recvbuf, bytes,

@@ -114,17 +114,11 @@ void loom_reduce_select(const loom_coll_config_t *cfg, int p, size_t bytes,
 void loom_reduce_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                              size_t bytes, int commutative, loom_choice_t *choice_p)
 {
-    static const size_t segs[] = LOOM_COST_HIER_SEGMENTS;
     loom_cost_links_t links;
-    loom_coll_config_t flat;
-    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
-    size_t i, seg;
 
-    loom_reduce_select(use, team->size, bytes, commutative, choice_p);
-    for (i = 0; use != cfg && commutative && !choice_p->forced && choice_p->rule < 0 && bytes > 0 &&
-                i < sizeof(segs) / sizeof(segs[0]); ++i) {
-        seg = cfg->reduce_segment > 0 ? cfg->reduce_segment : segs[i];
-        LOOM_COST_OFFER(choice_p, LOOM_REDUCE_HIER, seg,
-                        loom_cost_chain_hier(&links, team, (double)bytes, (double)seg, 1));
+    if (loom_cost_select_flat(cfg, team, bytes, commutative, loom_reduce_select, &links,
+                              choice_p) && commutative) {
+        loom_cost_offer_chain_hier(&links, team, bytes, cfg->reduce_segment, 1,
+                                   LOOM_REDUCE_HIER, choice_p);
     }
 }

@@ -42,6 +42,7 @@
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "coll/core/parts/blocks.h"
 #include "coll/core/parts/partition.h"
+#include "coll/core/parts/ring_segs.h"
 #include "coll/core/engine/sched_join.h"
 #include "coll/core/engine/tag.h"
 
@@ -53,8 +54,7 @@ typedef struct loom_rsring {
     const char      *in;        /* the input: send buffer or, in place, recvbuf */
     char            *work;      /* partial sums, same layout as the input */
     size_t          esize;
-    size_t          seg;        /* elements per segment */
-    int             nseg_max;   /* segments of the largest block */
+    loom_ring_segs_t segs;
 } loom_rsring_t;
 
 static size_t loom_rsring_align(size_t bytes)
@@ -64,18 +64,15 @@ static size_t loom_rsring_align(size_t bytes)
 
 static int loom_rsring_nseg(const loom_rsring_t *c, int block)
 {
-    size_t n = loom_blocks_count(&c->blocks, block);
-
-    return (int)((n + c->seg - 1) / c->seg);
+    return loom_ring_segs_count(&c->segs, loom_blocks_count(&c->blocks, block));
 }
 
 /* Element offset (from the start of the input) and bytes of segment j. */
 static size_t loom_rsring_seg(const loom_rsring_t *c, int block, int j, size_t *bytes_p)
 {
-    size_t n = loom_blocks_count(&c->blocks, block), first = (size_t)j * c->seg;
-
-    *bytes_p = (n - first < c->seg ? n - first : c->seg) * c->esize;
-    return loom_blocks_packed(&c->blocks, block) + first;
+    *bytes_p = loom_ring_segs_len(&c->segs, loom_blocks_count(&c->blocks, block), j) *
+               c->esize;
+    return loom_blocks_packed(&c->blocks, block) + (size_t)j * c->segs.seg;
 }
 
 /* In place: copy the result from the working copy to the start of the
@@ -130,18 +127,12 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
         goto out;
     }
 
-    c.seg = args->seg_bytes >= c.esize ? args->seg_bytes / c.esize : c.blocks.max;
-    c.seg = c.seg < c.blocks.max ? c.seg : c.blocks.max;
-    c.nseg_max = (int)((c.blocks.max + c.seg - 1) / c.seg);
-    if ((uint64_t)(p - 1) * (uint64_t)c.nseg_max > LOOM_TAG_MAX_STEPS) {
-        /* Too many segments for the tags: make them larger. */
-        c.nseg_max = (int)(LOOM_TAG_MAX_STEPS / (uint64_t)(p - 1));
-        c.seg = (c.blocks.max + (size_t)c.nseg_max - 1) / (size_t)c.nseg_max;
-        c.nseg_max = (int)((c.blocks.max + c.seg - 1) / c.seg);
-    }
+    c.segs = loom_ring_segs_make(args->seg_bytes, c.esize, c.blocks.max, (uint64_t)(p - 1));
 
-    /* Scratch: the working copy, then the slots. */
-    slot_bytes = loom_rsring_align(c.seg * c.esize);
+    /* Scratch: the working copy, then the slots, each a segment but no
+     * larger than the largest block. */
+    slot_bytes = loom_rsring_align((c.segs.seg < c.blocks.max ? c.segs.seg : c.blocks.max) *
+                                   c.esize);
     work_bytes = loom_rsring_align(c.blocks.total * c.esize);
     status = loom_sched_alloc_scratch(sched, work_bytes + (size_t)depth * slot_bytes,
                                       (void **)&scratch);
@@ -152,11 +143,11 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
     slots = scratch + work_bytes;
     /* Per segment index, the reduce of the previous round (what the next
      * send forwards); per slot, the reduce that last read it. */
-    status = loom_sched_alloc_ints(sched, c.nseg_max + depth, &last_red);
+    status = loom_sched_alloc_ints(sched, c.segs.nseg_max + depth, &last_red);
     if (status != LOOM_OK) {
         goto out;
     }
-    slot_reader = last_red + c.nseg_max;
+    slot_reader = last_red + c.segs.nseg_max;
     for (j = 0; j < depth; ++j) {
         slot_reader[j] = -1;
     }
@@ -168,7 +159,7 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
         nseg = loom_rsring_nseg(&c, sb);
         for (j = 0; j < nseg; ++j) {
             off = loom_rsring_seg(&c, sb, j, &bytes);
-            loom_sched_send(sched, right, (uint32_t)(k * c.nseg_max + j),
+            loom_sched_send(sched, right, (uint32_t)(k * c.segs.nseg_max + j),
                             (k == 0 ? c.in : c.work) + off * c.esize, bytes,
                             k == 0 ? LOOM_NO_DEPS : LOOM_DEPS(last_red[j]));
         }
@@ -176,7 +167,7 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
         nseg = loom_rsring_nseg(&c, b);
         for (j = 0; j < nseg; ++j) {
             off = loom_rsring_seg(&c, b, j, &bytes);
-            recv = loom_sched_recv(sched, left, (uint32_t)(k * c.nseg_max + j),
+            recv = loom_sched_recv(sched, left, (uint32_t)(k * c.segs.nseg_max + j),
                                    slots + (size_t)slot * slot_bytes, bytes,
                                    LOOM_DEPS(slot_reader[slot]));
             /* The partial sum goes to the working copy; rank r's own block

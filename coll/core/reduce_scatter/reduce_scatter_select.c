@@ -23,31 +23,13 @@
  * transfer and reduction. */
 static const size_t loom_rs_segments[] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20 };
 
-typedef struct loom_rs_cost {
-    double alpha;   /* s per message */
-    double beta;    /* s per byte moved */
-    double gamma;   /* s per byte reduced or copied */
-} loom_rs_cost_t;
-
-static int loom_rs_p2(int p)
+static double loom_rs_cost_halving(const loom_cost_t *c, int p, double n)
 {
-    int p2 = 1;
-
-    while (p2 * 2 <= p) {
-        p2 *= 2;
-    }
-    return p2;
-}
-
-static double loom_rs_cost_halving(const loom_rs_cost_t *c, int p, double n)
-{
-    int p2 = loom_rs_p2(p), bits = 0;
+    int p2 = loom_pow2_floor(p);
     double t;
 
-    while ((1 << bits) < p2) {
-        ++bits;
-    }
-    t = bits * c->alpha + (double)(p2 - 1) / p2 * n * (c->beta + c->gamma) + n * c->gamma;
+    t = loom_log2_ceil(p2) * c->alpha + (double)(p2 - 1) / p2 * n * (c->beta + c->gamma) +
+        n * c->gamma;
     if (p != p2) {
         t += 2 * c->alpha + n * (c->beta + c->gamma) + 2 * n / p * c->beta;
     }
@@ -57,7 +39,7 @@ static double loom_rs_cost_halving(const loom_rs_cost_t *c, int p, double n)
 /* seg = 0: one message per block.  With s segments per block the
  * transfer of one overlaps the reduction of the previous: the slower of
  * the two sets the pace, the faster shows once (filling the pipeline). */
-static double loom_rs_cost_ring(const loom_rs_cost_t *c, int p, double n, double seg)
+static double loom_rs_cost_ring(const loom_cost_t *c, int p, double n, double seg)
 {
     double block = n / p, s;
 
@@ -72,11 +54,7 @@ static double loom_rs_cost_ring(const loom_rs_cost_t *c, int p, double n, double
 void loom_reduce_scatter_select(const loom_coll_config_t *cfg, int p, size_t total_bytes,
                                 int commutative, loom_choice_t *choice_p)
 {
-    loom_rs_cost_t c = {
-        .alpha = cfg->cost_alpha_ns * 1e-9,
-        .beta  = 1.0 / (cfg->cost_bandwidth_mbs * 1e6),
-        .gamma = 1.0 / (cfg->cost_reduce_mbs * 1e6),
-    };
+    loom_cost_t c = loom_cost_from_config(cfg);
     double n = (double)total_bytes, t, ring = HUGE_VAL;
     double halving = loom_rs_cost_halving(&c, p, n);
     size_t i, ring_seg = 0;
@@ -141,11 +119,9 @@ void loom_reduce_scatter_select_team(const loom_coll_config_t *cfg, const loom_t
                                      loom_choice_t *choice_p)
 {
     loom_cost_links_t links;
-    loom_coll_config_t flat;
-    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, &links, &flat);
 
-    loom_reduce_scatter_select(use, team->size, total_bytes, commutative, choice_p);
-    if (use != cfg && commutative && !choice_p->forced && choice_p->rule < 0 && total_bytes > 0) {
+    if (loom_cost_select_flat(cfg, team, total_bytes, commutative, loom_reduce_scatter_select,
+                              &links, choice_p) && commutative) {
         LOOM_COST_OFFER(choice_p, LOOM_REDUCE_SCATTER_HIER, 0,
                         loom_cost_spread_hier(&links, team, (double)total_bytes, 1));
     }

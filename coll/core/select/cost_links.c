@@ -98,6 +98,17 @@ const loom_coll_config_t *loom_cost_links_prepare(const loom_coll_config_t *cfg,
     return flat;
 }
 
+int loom_cost_select_flat(const loom_coll_config_t *cfg, const loom_team_t *team, size_t bytes,
+                          int commutative, loom_cost_select_fn_t select,
+                          loom_cost_links_t *links, loom_choice_t *choice_p)
+{
+    loom_coll_config_t flat;
+    const loom_coll_config_t *use = loom_cost_links_prepare(cfg, team, links, &flat);
+
+    select(use, team->size, bytes, commutative, choice_p);
+    return use != cfg && !choice_p->forced && choice_p->rule < 0 && bytes > 0;
+}
+
 /* Racks, nodes per rack (all nodes with one rack) and ranks per node of
  * the largest of each. */
 static void loom_cost_levels(const loom_team_t *team, double *R, double *M, double *l)
@@ -130,6 +141,20 @@ double loom_cost_chain_hier(const loom_cost_links_t *links, const loom_team_t *t
         beta = fmax(beta, 3 * in->gamma);
     }
     return (R - 1 + M - 1 + l - 1 + s - 1) * (alpha + b * beta);
+}
+
+void loom_cost_offer_chain_hier(const loom_cost_links_t *links, const loom_team_t *team,
+                                size_t n, size_t seg_setting, int reduce, int hier_alg,
+                                loom_choice_t *choice_p)
+{
+    static const size_t segs[] = LOOM_COST_HIER_SEGMENTS;
+    size_t i, seg;
+
+    for (i = 0; i < sizeof(segs) / sizeof(segs[0]); ++i) {
+        seg = seg_setting > 0 ? seg_setting : segs[i];
+        LOOM_COST_OFFER(choice_p, hier_alg, seg,
+                        loom_cost_chain_hier(links, team, (double)n, (double)seg, reduce));
+    }
 }
 
 double loom_cost_spread_hier(const loom_cost_links_t *links, const loom_team_t *team,

@@ -19,6 +19,7 @@
 #ifndef LOOM_COST_LINKS_H
 #define LOOM_COST_LINKS_H
 
+#include "coll/core/select/collective.h"
 #include "coll/core/select/cost.h"
 #include "coll/core/engine/team.h"
 
@@ -51,10 +52,33 @@ const loom_coll_config_t *loom_cost_links_prepare(const loom_coll_config_t *cfg,
                                                   loom_cost_links_t *links,
                                                   loom_coll_config_t *flat);
 
+/* A collective's selection on p ranks under cfg (loom_<name>_select). */
+typedef void (*loom_cost_select_fn_t)(const loom_coll_config_t *cfg, int p, size_t bytes,
+                                      int commutative, loom_choice_t *choice_p);
+
+/* The first half of every collective's selection on a team: select's
+ * choice with the class the team's flat traffic meets
+ * (loom_cost_links_prepare).  Returns 1 where a hierarchical candidate
+ * may join it, links then filled to price that: the team spans nodes,
+ * neither a setting nor a rule forced the choice, and bytes > 0. */
+int loom_cost_select_flat(const loom_coll_config_t *cfg, const loom_team_t *team, size_t bytes,
+                          int commutative, loom_cost_select_fn_t select,
+                          loom_cost_links_t *links, loom_choice_t *choice_p);
+
 /* The hierarchical bcast (reduce = 0) or reduce (1) of n bytes in
  * segments of seg: chains per level (bcast_hier.c, reduce_hier.c). */
 double loom_cost_chain_hier(const loom_cost_links_t *links, const loom_team_t *team,
                             double n, double seg, int reduce);
+
+/* After a flat selection on team, the hierarchical chain of n bytes
+ * (bcast: reduce = 0, reduce: 1) offered to *choice_p as hier_alg at each
+ * of LOOM_COST_HIER_SEGMENTS, or at seg_setting (the collective's
+ * <name>_segment) alone where that is set: bcast and reduce offer their
+ * chains the same way.  The caller decides whether the hierarchy is open
+ * at all (across nodes, not forced, no rule, n > 0). */
+void loom_cost_offer_chain_hier(const loom_cost_links_t *links, const loom_team_t *team,
+                                size_t n, size_t seg_setting, int reduce, int hier_alg,
+                                loom_choice_t *choice_p);
 
 /* The hierarchical allgather (reduce = 0) of n bytes gathered, or
  * reduce_scatter (1) of n bytes of input per rank (allgather_hier.c,
