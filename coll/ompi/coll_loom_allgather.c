@@ -14,6 +14,10 @@
  * the receive counts and the signature size, which every rank has alike.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_count.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "coll/core/allgather/allgather.h"
 #include "ompi/datatype/ompi_datatype.h"

@@ -12,6 +12,9 @@
  * the same rules on one vector, with a root.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "common/log.h"
 #include "coll/core/allreduce/allreduce.h"

@@ -10,6 +10,10 @@
  * communicators: that path only plans and posts, it never blocks.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_count.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "coll/core/bcast/bcast.h"
 #include "ompi/datatype/ompi_datatype.h"

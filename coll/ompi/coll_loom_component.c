@@ -7,6 +7,9 @@
  * and calibration (coll_loom_rules.c), the node keys (coll_loom_nodes.c);
  * the parameters are in coll_loom_params.c.
  */
+#include "coll_loom.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 #include "coll_loom_wireup.h"
 
 #include "common/log.h"

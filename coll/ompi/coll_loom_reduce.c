@@ -10,6 +10,9 @@
  * never blocks.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "coll/core/reduce/reduce.h"
 #include "ompi/datatype/ompi_datatype.h"

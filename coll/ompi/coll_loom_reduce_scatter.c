@@ -9,6 +9,9 @@
  * node.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "ompi/datatype/ompi_datatype.h"

@@ -6,6 +6,10 @@
  * blocking call, running what was prepared.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_count.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "ompi/datatype/ompi_datatype.h"
 
