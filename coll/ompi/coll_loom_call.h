@@ -111,6 +111,15 @@ loom_status_t mca_coll_loom_run(mca_coll_loom_module_t *module, loom_coll_kind_t
 /* A finished call: counted, and its status as Open MPI's error code. */
 int mca_coll_loom_done(const mca_coll_loom_op_t *info, loom_status_t status);
 
+/* The end of a blocking call of collective id whose preparation returned
+ * prepared (not LOOM_ERR_UNSUPPORTED: the caller hands that down): an
+ * error as Open MPI's code; else mca_coll_loom_run, then stage (NULL:
+ * none) unpacked, owned freed and mca_coll_loom_done (coll_loom_blocking.c). */
+int mca_coll_loom_blocking_end(mca_coll_loom_module_t *module, loom_coll_kind_t id,
+                               loom_status_t prepared, mca_coll_loom_op_t *info,
+                               loom_sched_t *sched, const mca_coll_loom_shm_run_t *shm_run,
+                               mca_coll_loom_stage_t *stage, size_t *owned);
+
 END_C_DECLS
 
 #endif
