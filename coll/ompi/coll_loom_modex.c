@@ -12,6 +12,7 @@
  * topology file (coll_loom_topo.c), which every rank reads after the
  * fence (docs/rules.md).
  */
+#include "coll_loom.h"
 #include "coll_loom_wireup.h"
 
 #include "common/log.h"

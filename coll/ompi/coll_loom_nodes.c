@@ -7,6 +7,7 @@
  * (single-threaded, after the fence), so that communicator creation only
  * reads them (coll_loom_module.c).
  */
+#include "coll_loom.h"
 #include "coll_loom_wireup.h"
 
 #include "opal/mca/pmix/pmix.h"

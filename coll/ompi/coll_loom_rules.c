@@ -8,6 +8,7 @@
  * so that communicator creation compares them without communicating
  * (coll_loom_module.c), and adopts rank 0's calibration (docs/rules.md).
  */
+#include "coll_loom.h"
 #include "coll_loom_wireup.h"
 
 #include "coll/core/select/calibrate.h"
