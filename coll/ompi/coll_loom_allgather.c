@@ -14,6 +14,10 @@
  * the receive counts and the signature size, which every rank has alike.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_count.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "coll/core/allgather/allgather.h"
 #include "ompi/datatype/ompi_datatype.h"
@@ -166,20 +170,6 @@ static loom_status_t loom_allgather_prepare(const loom_allgather_mpi_t *mpi,
     return LOOM_OK;
 }
 
-/* Runs the call prepared: through the shared segment or the schedule. */
-static int loom_allgather_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *info,
-                              loom_sched_t *sched, size_t *owned,
-                              mca_coll_loom_stage_t *stage, mca_coll_loom_shm_run_t *shm_run)
-{
-    loom_status_t status = mca_coll_loom_run(module, LOOM_COLL_ALLGATHER, info, sched, shm_run);
-
-    if (stage != NULL) {
-        status = mca_coll_loom_stage_finish(stage, status);
-    }
-    free(owned);
-    return mca_coll_loom_done(info, status);
-}
-
 int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                             void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                             struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
@@ -199,10 +189,9 @@ int mca_coll_loom_allgather(const void *sbuf, int scount, struct ompi_datatype_t
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_allgather.fn(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
                                              module->previous_allgather.module);
-    } else if (status != LOOM_OK) {
-        return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_allgather_run(module, &info, sched, owned, stage, &shm_run);
+    return mca_coll_loom_blocking_end(module, LOOM_COLL_ALLGATHER, status, &info, sched,
+                                      &shm_run, stage, owned);
 }
 
 int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -225,10 +214,9 @@ int mca_coll_loom_allgatherv(const void *sbuf, int scount, struct ompi_datatype_
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_allgatherv.fn(sbuf, scount, sdtype, rbuf, rcounts, displs,
                                               rdtype, comm, module->previous_allgatherv.module);
-    } else if (status != LOOM_OK) {
-        return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_allgather_run(module, &info, sched, owned, stage, &shm_run);
+    return mca_coll_loom_blocking_end(module, LOOM_COLL_ALLGATHER, status, &info, sched,
+                                      &shm_run, stage, owned);
 }
 
 int mca_coll_loom_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,

@@ -12,6 +12,9 @@
  * the same rules on one vector, with a root.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "common/log.h"
 #include "coll/core/allreduce/allreduce.h"
@@ -72,12 +75,11 @@ int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
         return module->previous_allreduce.fn(sbuf, rbuf, count, dtype,
                                              mca_coll_loom_down_op(op), comm,
                                              module->previous_allreduce.module);
-    } else if (status != LOOM_OK) {
-        return mca_coll_loom_status_to_ompi(status);
     }
-    status = mca_coll_loom_run(module, LOOM_COLL_ALLREDUCE, &info, sched, &shm_run);
-    return mca_coll_loom_done(&info, status);
+    return mca_coll_loom_blocking_end(module, LOOM_COLL_ALLREDUCE, status, &info, sched,
+                                      &shm_run, NULL, NULL);
 }
+
 int mca_coll_loom_iallreduce(const void *sbuf, void *rbuf, int count,
                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                              struct ompi_communicator_t *comm, ompi_request_t **request,

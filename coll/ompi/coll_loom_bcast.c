@@ -10,6 +10,10 @@
  * communicators: that path only plans and posts, it never blocks.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_count.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "coll/core/bcast/bcast.h"
 #include "ompi/datatype/ompi_datatype.h"
@@ -108,14 +112,9 @@ int mca_coll_loom_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int
     if (status == LOOM_ERR_UNSUPPORTED) {
         return module->previous_bcast.fn(buf, count, dtype, root, comm,
                                          module->previous_bcast.module);
-    } else if (status != LOOM_OK) {
-        return mca_coll_loom_status_to_ompi(status);
     }
-    status = mca_coll_loom_run(module, LOOM_COLL_BCAST, &info, sched, &shm_run);
-    if (stage != NULL) {
-        status = mca_coll_loom_stage_finish(stage, status);
-    }
-    return mca_coll_loom_done(&info, status);
+    return mca_coll_loom_blocking_end(module, LOOM_COLL_BCAST, status, &info, sched, &shm_run,
+                                      stage, NULL);
 }
 
 int mca_coll_loom_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,

@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "coll/core/engine/tag.h"
+#include "coll/core/select/handoff.h"
 #include "ompi/proc/proc.h"
 
 #include <stdlib.h>

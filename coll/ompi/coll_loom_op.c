@@ -5,6 +5,7 @@
  * keeps Open MPI's ompi_op_reduce.
  */
 #include "coll_loom.h"
+#include "coll_loom_data.h"
 
 #include "coll/core/parts/reduce_kernels.h"
 #include "ompi/datatype/ompi_datatype.h"

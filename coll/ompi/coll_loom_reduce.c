@@ -10,6 +10,9 @@
  * never blocks.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "coll/core/reduce/reduce.h"
 #include "ompi/datatype/ompi_datatype.h"
@@ -34,11 +37,9 @@ int mca_coll_loom_reduce(const void *sbuf, void *rbuf, int count, struct ompi_da
         return module->previous_reduce.fn(sbuf, rbuf, count, dtype,
                                           mca_coll_loom_down_op(op), root, comm,
                                           module->previous_reduce.module);
-    } else if (status != LOOM_OK) {
-        return mca_coll_loom_status_to_ompi(status);
     }
-    status = mca_coll_loom_run(module, LOOM_COLL_REDUCE, &info, sched, &shm_run);
-    return mca_coll_loom_done(&info, status);
+    return mca_coll_loom_blocking_end(module, LOOM_COLL_REDUCE, status, &info, sched, &shm_run,
+                                      NULL, NULL);
 }
 
 int mca_coll_loom_ireduce(const void *sbuf, void *rbuf, int count,

@@ -9,6 +9,9 @@
  * node.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "ompi/datatype/ompi_datatype.h"
@@ -82,18 +85,6 @@ static loom_status_t loom_reduce_scatter_prepare(const loom_reduce_scatter_mpi_t
     return LOOM_OK;
 }
 
-/* Runs the call prepared: through the shared segment or the schedule. */
-static int loom_reduce_scatter_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *info,
-                                   loom_sched_t *sched, size_t *owned,
-                                   mca_coll_loom_shm_run_t *shm_run)
-{
-    loom_status_t status = mca_coll_loom_run(module, LOOM_COLL_REDUCE_SCATTER, info, sched,
-                                             shm_run);
-
-    free(owned);
-    return mca_coll_loom_done(info, status);
-}
-
 int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
                                        struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                                        struct ompi_communicator_t *comm,
@@ -115,10 +106,9 @@ int mca_coll_loom_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
         return module->previous_reduce_scatter_block.fn(
             sbuf, rbuf, rcount, dtype, mca_coll_loom_down_op(op), comm,
             module->previous_reduce_scatter_block.module);
-    } else if (status != LOOM_OK) {
-        return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_reduce_scatter_run(module, &info, sched, owned, &shm_run);
+    return mca_coll_loom_blocking_end(module, LOOM_COLL_REDUCE_SCATTER, status, &info, sched,
+                                      &shm_run, NULL, owned);
 }
 
 int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
@@ -141,10 +131,9 @@ int mca_coll_loom_reduce_scatter(const void *sbuf, void *rbuf, const int *rcount
         return module->previous_reduce_scatter.fn(sbuf, rbuf, rcounts, dtype,
                                                   mca_coll_loom_down_op(op), comm,
                                                   module->previous_reduce_scatter.module);
-    } else if (status != LOOM_OK) {
-        return mca_coll_loom_status_to_ompi(status);
     }
-    return loom_reduce_scatter_run(module, &info, sched, owned, &shm_run);
+    return mca_coll_loom_blocking_end(module, LOOM_COLL_REDUCE_SCATTER, status, &info, sched,
+                                      &shm_run, NULL, owned);
 }
 
 int mca_coll_loom_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,

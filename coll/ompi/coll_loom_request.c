@@ -17,6 +17,10 @@
  * The blocking wait reports hangs the same way as the walk.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_count.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "common/log.h"
 #include "coll/core/engine/tag.h"

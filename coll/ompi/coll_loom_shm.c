@@ -11,6 +11,8 @@
  * rank failed, every rank knows and the communicator keeps to messages.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_request.h"
 
 #include "common/log.h"
 #include "coll/core/select/handoff.h"

@@ -13,6 +13,7 @@
  * caller's datatype, which describes the layout, not the packed bytes.
  */
 #include "coll_loom.h"
+#include "coll_loom_data.h"
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "opal/datatype/opal_convertor.h"

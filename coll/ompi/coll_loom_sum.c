@@ -17,6 +17,7 @@
  * MPI_Scan, one-sided accumulates) need `--mca op ^avx`.
  */
 #include "coll_loom.h"
+#include "coll_loom_data.h"
 
 #include "common/log.h"
 #include "ompi/mca/op/base/functions.h"

@@ -1,11 +1,15 @@
 /*
  * The one path a call takes once an entry point has decided Loom runs it
- * (coll_loom.h, mca_coll_loom_call_t): one selection through the
+ * (coll_loom_call.h, mca_coll_loom_call_t): one selection through the
  * collective's descriptor, which may choose the node's shared segment
  * (one more algorithm of every collective), else the chosen algorithm's
  * schedule; and for a blocking call, running what was prepared.
  */
 #include "coll_loom.h"
+#include "coll_loom_call.h"
+#include "coll_loom_count.h"
+#include "coll_loom_data.h"
+#include "coll_loom_request.h"
 
 #include "ompi/datatype/ompi_datatype.h"
 
