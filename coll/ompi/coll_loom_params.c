@@ -8,6 +8,7 @@
 
 #include "opal/mca/base/mca_base_var_enum.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -64,61 +65,75 @@ static int loom_register_table(const loom_config_field_t *table, void *obj)
     return OMPI_SUCCESS;
 }
 
+/* The component's own parameters, beside the engine's table: one row
+ * each, registered alike. */
+typedef struct loom_param {
+    const char          *name;
+    const char          *help;
+    mca_base_var_type_t type;
+    mca_base_var_info_lvl_t level;
+    size_t              offset;     /* in mca_coll_loom_component_t */
+} loom_param_t;
+
+static const loom_param_t loom_params[] = {
+    { "priority",
+      "Priority of the loom coll component: above 30 it replaces tuned's "
+      "allreduce; negative disables it",
+      MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_6, offsetof(mca_coll_loom_component_t, priority) },
+    { "print_table",
+      "Print, for every communicator Loom joins, which component provides "
+      "each collective function",
+      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5,
+      offsetof(mca_coll_loom_component_t, print_table) },
+    { "progress_thread",
+      "Start a thread that only advances Loom's UCX worker, so that "
+      "nonblocking collectives move data while the application computes "
+      "between posting and waiting (docs/progress_thread.md).  It polls "
+      "only while operations are in flight and sleeps otherwise; the "
+      "collectives still complete inside MPI calls.  Needs UCX built with "
+      "multi-thread support; without it Loom warns and runs without the thread",
+      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_4,
+      offsetof(mca_coll_loom_component_t, progress_thread) },
+    { "rules",
+      "Selection rules and cost constants, grammar v2 (docs/rules.md), e.g. "
+      "\"allreduce:0-64K:@recursive_doubling;allreduce:64K-inf:np=2-8:@ring:seg=256K\"; "
+      "must be the same on every rank",
+      MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5,
+      offsetof(mca_coll_loom_component_t, rules_text) },
+    { "rules_file",
+      "A tuning file of selection rules and cost constants, one per line, grammar v2 "
+      "(docs/rules.md)",
+      MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5,
+      offsetof(mca_coll_loom_component_t, rules_file) },
+    { "calibrate",
+      "Measure the cost model's bandwidth (memcpy) and reduce rate (Loom's double "
+      "sum) on world rank 0 in MPI_Init, and have every rank use rank 0's values, "
+      "which then show in coll_loom_cost_bandwidth_mbs and coll_loom_cost_reduce_mbs; "
+      "must be the same on every rank",
+      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5,
+      offsetof(mca_coll_loom_component_t, calibrate) },
+};
+
 int mca_coll_loom_register(void)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    size_t i;
     int ret;
 
-    (void)mca_base_component_var_register(
-        &c->super.collm_version, "priority",
-        "Priority of the loom coll component: above 30 it replaces tuned's "
-        "allreduce; negative disables it",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6,
-        MCA_BASE_VAR_SCOPE_READONLY, &c->priority);
+    /* Defaults: the priority keeps its initializer; booleans off, strings
+     * unset. */
     c->print_table = false;
-    (void)mca_base_component_var_register(
-        &c->super.collm_version, "print_table",
-        "Print, for every communicator Loom joins, which component provides "
-        "each collective function",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &c->print_table);
-
     c->progress_thread = false;
-    (void)mca_base_component_var_register(
-        &c->super.collm_version, "progress_thread",
-        "Start a thread that only advances Loom's UCX worker, so that "
-        "nonblocking collectives move data while the application computes "
-        "between posting and waiting (docs/progress_thread.md).  It polls "
-        "only while operations are in flight and sleeps otherwise; the "
-        "collectives still complete inside MPI calls.  Needs UCX built with "
-        "multi-thread support; without it Loom warns and runs without the thread",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4,
-        MCA_BASE_VAR_SCOPE_READONLY, &c->progress_thread);
-
     c->rules_text = NULL;
-    (void)mca_base_component_var_register(
-        &c->super.collm_version, "rules",
-        "Selection rules and cost constants, grammar v2 (docs/rules.md), e.g. "
-        "\"allreduce:0-64K:@recursive_doubling;allreduce:64K-inf:np=2-8:@ring:seg=256K\"; "
-        "must be the same on every rank",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &c->rules_text);
     c->rules_file = NULL;
-    (void)mca_base_component_var_register(
-        &c->super.collm_version, "rules_file",
-        "A tuning file of selection rules and cost constants, one per line, grammar v2 "
-        "(docs/rules.md)",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &c->rules_file);
     c->calibrate = false;
-    (void)mca_base_component_var_register(
-        &c->super.collm_version, "calibrate",
-        "Measure the cost model's bandwidth (memcpy) and reduce rate (Loom's double "
-        "sum) on world rank 0 in MPI_Init, and have every rank use rank 0's values, "
-        "which then show in coll_loom_cost_bandwidth_mbs and coll_loom_cost_reduce_mbs; "
-        "must be the same on every rank",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &c->calibrate);
+    for (i = 0; i < sizeof(loom_params) / sizeof(loom_params[0]); ++i) {
+        const loom_param_t *prm = &loom_params[i];
+
+        (void)mca_base_component_var_register(
+            &c->super.collm_version, prm->name, prm->help, prm->type, NULL, 0, 0,
+            prm->level, MCA_BASE_VAR_SCOPE_READONLY, (char *)c + prm->offset);
+    }
 
     if (loom_coll_config_init(&c->config) != LOOM_OK) {
         return OMPI_ERROR;
