@@ -21,14 +21,6 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/op/op.h"
 
-/* Open MPI's own reduction: dst = src op dst. */
-void mca_coll_loom_ompi_reduce(const void *src, void *dst, size_t count, void *ctx)
-{
-    mca_coll_loom_reduce_ctx_t *c = ctx;
-
-    ompi_op_reduce(c->op, (void *)src, dst, count, c->dtype);
-}
-
 loom_status_t mca_coll_loom_reduction_prepare(const loom_collective_t *coll,
                                              const mca_coll_loom_reduction_mpi_t *mpi,
                                              mca_coll_loom_module_t *module,

@@ -20,6 +20,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int loom_open(void);
 static int loom_close(void);
@@ -54,6 +55,7 @@ static int loom_progress(void)
 static int loom_open(void)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    mca_coll_loom_modex_head_t head;
     loom_ucx_params_t params;
     loom_status_t status;
     char prefix[32];
@@ -83,7 +85,13 @@ static int loom_open(void)
                   "thread (nonblocking collectives advance only inside MPI calls)");
     }
     mca_coll_loom_rules_load(c);
-    status = mca_coll_loom_modex_publish(c);
+    /* The head: the topology file's hash, and the rules' hash with world
+     * rank 0's calibration, measured here, before the fence, so that its
+     * numbers travel with the fence's exchange. */
+    memset(&head, 0, sizeof(head));
+    head.topo_hash = mca_coll_loom_topo_open(c);
+    mca_coll_loom_rules_head(c, &head);
+    status = mca_coll_loom_modex_publish(c, &head);
     if (status != LOOM_OK) {
         /* Out of memory fails MPI_Init; a modex that refused steps aside. */
         loom_ucx_destroy(c->ucx);

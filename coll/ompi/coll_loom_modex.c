@@ -78,19 +78,9 @@ int mca_coll_loom_modex_head_of(int peer, mca_coll_loom_modex_head_t *head_p)
     return OPAL_SUCCESS;
 }
 
-/* The head this process publishes; world rank 0 measures here, before
- * the fence, so that its numbers travel with the fence's exchange and no
- * rank has to communicate for them. */
-static void loom_modex_head(mca_coll_loom_component_t *c, mca_coll_loom_modex_head_t *head)
+loom_status_t mca_coll_loom_modex_publish(mca_coll_loom_component_t *c,
+                                          const mca_coll_loom_modex_head_t *head)
 {
-    memset(head, 0, sizeof(*head));
-    head->topo_hash = mca_coll_loom_topo_open(c);
-    mca_coll_loom_rules_head(c, head);
-}
-
-loom_status_t mca_coll_loom_modex_publish(mca_coll_loom_component_t *c)
-{
-    mca_coll_loom_modex_head_t head;
     unsigned char *blob;
     const void *addr;
     size_t len;
@@ -101,8 +91,7 @@ loom_status_t mca_coll_loom_modex_publish(mca_coll_loom_component_t *c)
     if (blob == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
-    loom_modex_head(c, &head);
-    memcpy(blob, &head, LOOM_MODEX_HEAD_BYTES);
+    memcpy(blob, head, LOOM_MODEX_HEAD_BYTES);
     memcpy(blob + LOOM_MODEX_HEAD_BYTES, addr, len);
     OPAL_MODEX_SEND(ret, OPAL_PMIX_GLOBAL, &c->super.collm_version, blob,
                     LOOM_MODEX_HEAD_BYTES + len);

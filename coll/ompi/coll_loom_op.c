@@ -2,7 +2,8 @@
  * Which of Loom's own reduction kernels serves an (MPI op, MPI datatype)
  * pair.  Only predefined ops on the C integer and floating types; every
  * other pair (user ops, MPI_C_BOOL, complex, pair types, long double)
- * keeps Open MPI's ompi_op_reduce.
+ * keeps Open MPI's ompi_op_reduce, called back through
+ * mca_coll_loom_ompi_reduce.
  */
 #include "coll_loom.h"
 #include "coll_loom_data.h"
@@ -124,6 +125,14 @@ int mca_coll_loom_reproducible_type(const ompi_datatype_t *dtype)
 {
     return !(ompi_datatype_is_predefined(dtype) &&
              (dtype->super.flags & OMPI_DATATYPE_FLAG_DATA_TYPE) == OMPI_DATATYPE_FLAG_DATA_INT);
+}
+
+/* Open MPI's own reduction: dst = src op dst. */
+void mca_coll_loom_ompi_reduce(const void *src, void *dst, size_t count, void *ctx)
+{
+    mca_coll_loom_reduce_ctx_t *c = ctx;
+
+    ompi_op_reduce(c->op, (void *)src, dst, count, c->dtype);
 }
 
 loom_reduce_op_t mca_coll_loom_reduce_op(mca_coll_loom_reduce_ctx_t *ctx)

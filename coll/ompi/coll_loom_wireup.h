@@ -24,10 +24,11 @@ typedef struct mca_coll_loom_modex_head {
     int32_t     calib_reduce_mbs;
 } mca_coll_loom_modex_head_t;
 
-/* Publishes this process's head and UCX address (at open, before the
+/* Publishes head and this process's UCX address (at open, before the
  * fence).  LOOM_ERR_NO_MEMORY: nothing published; another error: the
  * modex refused it (said at level warn), and Loom steps aside. */
-loom_status_t mca_coll_loom_modex_publish(mca_coll_loom_component_t *c);
+loom_status_t mca_coll_loom_modex_publish(mca_coll_loom_component_t *c,
+                                          const mca_coll_loom_modex_head_t *head);
 /* A peer's UCX address, read from the modex (the transport's
  * get_address callback; *addr_p is the caller's to free). */
 loom_status_t mca_coll_loom_modex_address(void *ctx, int peer, void **addr_p, size_t *len_p);
