@@ -35,10 +35,10 @@ typedef struct mca_coll_loom_shm_run {
     loom_coll_args_t    args;
 } mca_coll_loom_shm_run_t;
 
-/* Runs a call through the segment, reporting hangs as schedules do. */
-typedef void (*mca_coll_loom_shm_fn_t)(loom_shm_t *shm, const loom_coll_args_t *args);
+/* Runs a call through the segment with fn (a descriptor's segment run),
+ * reporting hangs as schedules do. */
 void mca_coll_loom_shm_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *op,
-                           mca_coll_loom_shm_fn_t fn, const mca_coll_loom_shm_run_t *run);
+                           loom_segment_run_fn_t fn, const mca_coll_loom_shm_run_t *run);
 
 /* A blocking call of collective id that the selection sent through the
  * node's shared segment (loom_choice_t.segment), attaching the segment at
@@ -100,20 +100,13 @@ loom_status_t mca_coll_loom_reduction_prepare(const loom_collective_t *coll,
 loom_status_t mca_coll_loom_take(mca_coll_loom_module_t *module, const mca_coll_loom_call_t *call,
                                  mca_coll_loom_op_t *info, loom_sched_t **sched_p);
 
-/* Run a blocking call of collective id that mca_coll_loom_take prepared:
- * through the segment (shm_run->shm set) or by waiting for (and
- * destroying) sched. */
-loom_status_t mca_coll_loom_run(mca_coll_loom_module_t *module, loom_coll_kind_t id,
-                                mca_coll_loom_op_t *info, loom_sched_t *sched,
-                                const mca_coll_loom_shm_run_t *shm_run);
-
-/* A finished call: counted, and its status as Open MPI's error code. */
-int mca_coll_loom_done(const mca_coll_loom_op_t *info, loom_status_t status);
-
 /* The end of a blocking call of collective id whose preparation returned
  * prepared (not LOOM_ERR_UNSUPPORTED: the caller hands that down): an
- * error as Open MPI's code; else mca_coll_loom_run, then stage (NULL:
- * none) unpacked, owned freed and mca_coll_loom_done (coll_loom_blocking.c). */
+ * error as Open MPI's code; else the call runs, through the segment
+ * (shm_run->shm set, its run from the descriptor) or by waiting for (and
+ * destroying) sched, then stage (NULL: none) is unpacked, owned freed,
+ * the call counted and its status returned as Open MPI's code
+ * (coll_loom_take.c). */
 int mca_coll_loom_blocking_end(mca_coll_loom_module_t *module, loom_coll_kind_t id,
                                loom_status_t prepared, mca_coll_loom_op_t *info,
                                loom_sched_t *sched, const mca_coll_loom_shm_run_t *shm_run,

@@ -71,7 +71,7 @@ static void loom_shm_idle(void *ctx)
 }
 
 void mca_coll_loom_shm_run(mca_coll_loom_module_t *module, mca_coll_loom_op_t *op,
-                           mca_coll_loom_shm_fn_t fn, const mca_coll_loom_shm_run_t *run)
+                           loom_segment_run_fn_t fn, const mca_coll_loom_shm_run_t *run)
 {
     op->watch_waits = run->shm->waits;
     op->watch_reports = 0;

@@ -3,7 +3,8 @@
  * (coll_loom_call.h, mca_coll_loom_call_t): one selection through the
  * collective's descriptor, which may choose the node's shared segment
  * (one more algorithm of every collective), else the chosen algorithm's
- * schedule; and for a blocking call, running what was prepared.
+ * schedule; and for a blocking call, running what was prepared, unstaging,
+ * freeing and counting it: the end every blocking entry point shares.
  */
 #include "coll_loom.h"
 #include "coll_loom_call.h"
@@ -12,6 +13,8 @@
 #include "coll_loom_request.h"
 
 #include "ompi/datatype/ompi_datatype.h"
+
+#include <stdlib.h>
 
 loom_status_t mca_coll_loom_admit_reduction(mca_coll_loom_module_t *module,
                                            const loom_collective_t *coll,
@@ -73,23 +76,27 @@ loom_status_t mca_coll_loom_take(mca_coll_loom_module_t *module, const mca_coll_
     return status;
 }
 
-loom_status_t mca_coll_loom_run(mca_coll_loom_module_t *module, loom_coll_kind_t id,
-                                mca_coll_loom_op_t *info, loom_sched_t *sched,
-                                const mca_coll_loom_shm_run_t *shm_run)
+int mca_coll_loom_blocking_end(mca_coll_loom_module_t *module, loom_coll_kind_t id,
+                               loom_status_t prepared, mca_coll_loom_op_t *info,
+                               loom_sched_t *sched, const mca_coll_loom_shm_run_t *shm_run,
+                               mca_coll_loom_stage_t *stage, size_t *owned)
 {
     loom_status_t status;
 
+    if (prepared != LOOM_OK) {
+        return mca_coll_loom_status_to_ompi(prepared);
+    }
     if (shm_run->shm != NULL) {
         mca_coll_loom_shm_run(module, info, loom_collectives[id]->segment.run, shm_run);
-        return LOOM_OK;
+        status = LOOM_OK;
+    } else {
+        status = mca_coll_loom_wait(info, sched);
+        loom_sched_destroy(sched);
     }
-    status = mca_coll_loom_wait(info, sched);
-    loom_sched_destroy(sched);
-    return status;
-}
-
-int mca_coll_loom_done(const mca_coll_loom_op_t *info, loom_status_t status)
-{
+    if (stage != NULL) {
+        status = mca_coll_loom_stage_finish(stage, status);
+    }
+    free(owned);
     mca_coll_loom_account(info, status);
     return mca_coll_loom_status_to_ompi(status);
 }

@@ -89,7 +89,8 @@ loom_status_t loom_coll_select(const loom_collective_t *coll, const loom_coll_ar
         *choice_p = (loom_choice_t){ .alg = coll->reproducible, .forced = 1, .rule = -1 };
     }
     /* The segment combines in its own order: not for reproducible calls
-     * (forced above), nor for an op that does not commute. */
+     * (whether or not the collective has a canonical algorithm to force),
+     * nor for an op that does not commute. */
     choice_p->segment = args->blocking && commutative && !args->reproducible &&
                         loom_shm_applies(team, cfg, bytes, choice_p->forced) &&
                         (coll->segment.fits == NULL ||

@@ -68,11 +68,13 @@ typedef void (*loom_select_fn_t)(const loom_coll_config_t *cfg, const loom_team_
 struct loom_shm;
 
 /* The node segment's run of a collective (shm.h): blocking, no schedule. */
+typedef void (*loom_segment_run_fn_t)(struct loom_shm *shm, const loom_coll_args_t *args);
+
 typedef struct loom_segment_alg {
-    void    (*run)(struct loom_shm *shm, const loom_coll_args_t *args);
+    loom_segment_run_fn_t   run;
     /* Whether args on p ranks suit the segment's limits (slots of
      * slot_bytes per rank) beyond the op and reproducibility; NULL: all do. */
-    int     (*fits)(size_t slot_bytes, int p, const loom_coll_args_t *args);
+    int                     (*fits)(size_t slot_bytes, int p, const loom_coll_args_t *args);
 } loom_segment_alg_t;
 
 typedef struct loom_collective {
