@@ -92,6 +92,7 @@ static loom_shm_t *loom_shm_attach_module(mca_coll_loom_module_t *module)
         /* More ranks than cores (mpi_yield_when_idle): a peer this rank
          * waits for is likely waiting for this core, so give it up soon. */
         .spins = opal_progress_yield_when_idle ? 16 : 0,
+        .crowded = opal_progress_yield_when_idle,
         .idle = loom_shm_idle, .idle_ctx = module,
     };
     char name[64] = "";

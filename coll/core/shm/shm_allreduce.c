@@ -25,7 +25,9 @@
  * (p-1)/p n/c in, n/p copy and (p-1)/p n/g, (p-1)/p n/c out; at 2 ranks
  * that is two passes over n instead of two and a half (measured: 64 KiB
  * of floats, single calls, see docs/benchmarks.md).  The elements are
- * combined in the same order as before, so the result is the same.
+ * combined in the same order as before, so the result is the same.  On
+ * two ranks, below 64 KiB, and wherever ranks outnumber cores, the root
+ * instead reduces every input itself (loom_shm_reduce_gather).
  *
  * Commutative ops only: each share's owner starts from its own
  * contribution.  Each element is reduced once and copied to every rank, so
@@ -36,6 +38,12 @@
 #include "coll/core/parts/partition.h"
 
 #include <string.h>
+
+/* Below this many bytes a reduce on more than two ranks goes to the root
+ * whole (loom_shm_reduce_gather): the root then reduces (p-1) n instead
+ * of (p-1)/p n, a few microseconds at most, against two more rounds of
+ * waiting on every peer. */
+#define LOOM_SHM_GATHER_BYTES 65536
 
 /* Shares are cut at cache-line multiples where the element size allows,
  * so two owners never write one line and kernels start aligned. */
@@ -115,36 +123,55 @@ static void loom_shm_reduce_to(loom_shm_t *shm, const loom_coll_args_t *args, in
     }
 }
 
-/* A reduce on two ranks: the other rank only copies its input in and the
- * root combines it with its own input straight into recvbuf, one pass
- * over n that overlaps the next piece's copy.  Splitting the reduction
- * would make the root copy half of the input in and the result out
- * again: 1.15 to 1.6 of Open MPI's reduce from 32 KiB to 512 KiB on
- * single calls here, where this is one copy and one reduction, as Open
- * MPI's single-copy receive and reduction are.  Pieces of a quarter of
- * the call (at least 16 KiB, at most a slot) let the two overlap. */
-static void loom_shm_reduce_pair(loom_shm_t *shm, const loom_coll_args_t *args)
+/* A reduce whose root combines every input itself: the other ranks only
+ * copy their input in, and the root reduces each peer's slot straight
+ * into recvbuf, one pass per peer that overlaps the next piece's copies.
+ *
+ * On two ranks this always wins: splitting the reduction would make the
+ * root copy half of the input in and the result out again, 1.15 to 1.6 of
+ * Open MPI's reduce from 32 KiB to 512 KiB on single calls here, where
+ * this is one copy and one reduction, as Open MPI's single-copy receive
+ * and reduction are.  On more ranks it costs the root (p-1) n/g instead
+ * of (p-1)/p n/g, but no rank waits for another's share to be reduced:
+ * only the root waits, on each peer once, and a peer leaves as soon as
+ * its copy is in.  Below LOOM_SHM_GATHER_BYTES the root's extra
+ * reduction is cheaper than the shared walk's three waits on every peer.
+ * With more ranks than cores (params.crowded) it is so at every size:
+ * the ranks' work runs one after another anyway, and this walk does less
+ * of it (no copy of shares in and out).  Measured with 4 ranks on 2
+ * cores, ranks yielding while they wait, Loom / Open MPI's reduce: 0.24
+ * to 0.41 of single calls from 4 KiB to 1 MiB against 0.67 to 0.90 for
+ * the shared walk, and 0.35 to 1.02 of batches against 0.87 to 1.44
+ * (docs/benchmarks.md).  Pieces of a quarter of the call (at least
+ * 16 KiB, at most a slot) let the copies and the reductions overlap. */
+static void loom_shm_reduce_gather(loom_shm_t *shm, const loom_coll_args_t *args)
 {
     const size_t es = args->elem_size;
     const size_t piece = loom_shm_quarter(shm, args->count * es, 16384) / es;
-    const int peer = 1 - shm->params.rank, root = args->root == shm->params.rank;
+    const int p = shm->params.size, r = shm->params.rank, root = args->root == r;
     const char *in = args->in_place ? args->recvbuf : args->sendbuf;
     char *out = args->recvbuf;
     size_t done_elems, n;
     uint64_t g;
+    int q;
 
     for (done_elems = 0; done_elems < args->count; done_elems += n) {
         n = args->count - done_elems < piece ? args->count - done_elems : piece;
         g = shm->next_seg++;
         if (root) {
-            loom_shm_wait(shm, peer, LOOM_SHM_ARRIVED, g + 1);
             if (in != out) {
                 memcpy(out + done_elems * es, in + done_elems * es, n * es);
             }
-            args->op.fn(loom_shm_slot(shm, peer, g), out + done_elems * es, n, args->op.ctx);
+            for (q = 0; q < p; ++q) {
+                if (q != r) {
+                    loom_shm_wait(shm, q, LOOM_SHM_ARRIVED, g + 1);
+                    args->op.fn(loom_shm_slot(shm, q, g), out + done_elems * es, n,
+                                args->op.ctx);
+                }
+            }
         } else {
             loom_shm_wait_slot(shm, g);
-            memcpy(loom_shm_slot(shm, shm->params.rank, g), in + done_elems * es, n * es);
+            memcpy(loom_shm_slot(shm, r, g), in + done_elems * es, n * es);
             loom_shm_publish(shm, LOOM_SHM_ARRIVED, g + 1);
         }
         loom_shm_publish(shm, LOOM_SHM_DONE, g + 1);
@@ -158,8 +185,9 @@ void loom_shm_allreduce(loom_shm_t *shm, const loom_coll_args_t *args)
 
 void loom_shm_reduce(loom_shm_t *shm, const loom_coll_args_t *args)
 {
-    if (shm->params.size == 2) {
-        loom_shm_reduce_pair(shm, args);
+    if (shm->params.size == 2 || shm->params.crowded ||
+        args->count * args->elem_size < LOOM_SHM_GATHER_BYTES) {
+        loom_shm_reduce_gather(shm, args);
         return;
     }
     loom_shm_reduce_to(shm, args, args->root);

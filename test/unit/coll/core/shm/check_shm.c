@@ -223,9 +223,10 @@ static long run_rank(loom_shm_t *shm, shared_report_t *report, int calls, int sl
 
 /* Forks p ranks over one zeroed shared mapping; each exits with 0 when all
  * its results were right. */
-static void run_ranks(int p, size_t slot_bytes, int depth, int calls, int cma)
+static void run_ranks(int p, size_t slot_bytes, int depth, int calls, int cma, int crowded)
 {
-    loom_shm_params_t params = { .size = p, .slot_bytes = slot_bytes, .depth = depth };
+    loom_shm_params_t params = { .size = p, .slot_bytes = slot_bytes, .depth = depth,
+                                 .crowded = crowded };
     size_t bytes = loom_shm_bytes(&params);
     void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     shared_report_t *report = mmap(NULL, sizeof(*report), PROT_READ | PROT_WRITE,
@@ -290,18 +291,22 @@ static void run_ranks(int p, size_t slot_bytes, int depth, int calls, int cma)
 
 START_TEST(test_collectives)
 {
-    /* _i: rank counts 1..8 with small slots (many segments, slot reuse),
-     * and large-slot cases (a two-rank reduce then cuts a call into
-     * quarters smaller than a slot). */
-    static const struct { int p; size_t slot; int depth, cma; } cases[] = {
-        { 1, 64, 1, 0 }, { 2, 64, 1, 0 }, { 2, 128, 2, 0 }, { 3, 192, 3, 0 }, { 4, 64, 2, 0 },
-        { 5, 256, 4, 0 }, { 6, 128, 1, 0 }, { 7, 64, 3, 0 }, { 8, 512, 2, 0 },
-        { 3, 65536, 4, 1 }, { 2, 65536, 2, 0 },
+    /* _i: rank counts 1..8 with small slots (many segments, slot reuse;
+     * a reduce goes to the root whole below 64 KiB), and large-slot cases
+     * (a two-rank reduce then cuts a call into quarters smaller than a
+     * slot; from three ranks, calls up to 256 KiB take the shared walk
+     * unless the ranks are crowded onto fewer cores). */
+    static const struct { int p; size_t slot; int depth, cma, crowded; } cases[] = {
+        { 1, 64, 1, 0, 0 }, { 2, 64, 1, 0, 0 }, { 2, 128, 2, 0, 0 }, { 3, 192, 3, 0, 0 },
+        { 4, 64, 2, 0, 0 }, { 5, 256, 4, 0, 0 }, { 6, 128, 1, 0, 0 }, { 7, 64, 3, 0, 0 },
+        { 8, 512, 2, 0, 0 }, { 3, 65536, 4, 1, 0 }, { 2, 65536, 2, 0, 0 },
+        { 4, 65536, 2, 0, 0 }, { 4, 65536, 2, 0, 1 }, { 5, 65536, 3, 0, 1 },
         /* Two ranks reading each other's blocks (256 KiB and more) with CMA. */
-        { 2, 65536, 2, 1 }, { 2, 131072, 3, 1 },
+        { 2, 65536, 2, 1, 0 }, { 2, 131072, 3, 1, 0 },
     };
 
-    run_ranks(cases[_i].p, cases[_i].slot, cases[_i].depth, MAX_CALLS, cases[_i].cma);
+    run_ranks(cases[_i].p, cases[_i].slot, cases[_i].depth, MAX_CALLS, cases[_i].cma,
+              cases[_i].crowded);
 }
 END_TEST
 
@@ -368,7 +373,7 @@ int main(void)
     TCase *tc = tcase_create("shm");
 
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, test_collectives, 0, 13);
+    tcase_add_loop_test(tc, test_collectives, 0, 16);
     tcase_add_test(tc, test_bytes_sum_wraps);
     tcase_add_test(tc, test_named_segment);
     suite_add_tcase(s, tc);
