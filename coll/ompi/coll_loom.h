@@ -78,6 +78,14 @@ typedef struct mca_coll_loom_component {
 
     /* MPI_T: the control variable coll_loom_enable and the counters */
     int                         enable;
+    /* The control variable coll_loom_rank_order (coll_loom_order.c): a
+     * value written and not yet taken (NULL or empty: none); whether an
+     * order taken waits for a call on its communicator; orders handed to
+     * teams and values refused. */
+    char                        *rank_order;
+    int                         order_waiting;
+    unsigned long long          order_accepted;
+    unsigned long long          order_rejected;
     /* Per collective id (the v and block forms count with theirs). */
     mca_coll_loom_counters_t    counters[LOOM_COLL_KIND_COUNT];
 } mca_coll_loom_component_t;
@@ -130,6 +138,30 @@ int mca_coll_loom_register(void);
 
 /* MPI_T: registers coll_loom_enable and the performance variables. */
 int mca_coll_loom_mpit_register(void);
+
+/* The rank order through MPI_T (coll_loom_order.c): registers
+ * coll_loom_rank_order and its performance variables; takes a value
+ * written and hands waiting orders to module's team (call it before the
+ * call takes a sequence number, mca_coll_loom_order_check); drops the
+ * orders waiting for context id cid (its communicator is gone); frees
+ * what waits at close. */
+int mca_coll_loom_order_register(void);
+void mca_coll_loom_order_poll(mca_coll_loom_module_t *module);
+void mca_coll_loom_order_forget(uint32_t cid);
+void mca_coll_loom_order_close(void);
+
+/* The cheap test every call Loom runs passes first: only a value written
+ * or an order waiting leads to mca_coll_loom_order_poll. */
+static inline void mca_coll_loom_order_check(mca_coll_loom_module_t *module)
+{
+    mca_coll_loom_component_t *c = &mca_coll_loom_component;
+    const char *text = __atomic_load_n(&c->rank_order, __ATOMIC_RELAXED);
+
+    if (OPAL_UNLIKELY((text != NULL && text[0] != '\0') ||
+                      __atomic_load_n(&c->order_waiting, __ATOMIC_RELAXED))) {
+        mca_coll_loom_order_poll(module);
+    }
+}
 
 /* libloom-ckpt's MCA parameters and MPI_T variables (coll_loom_ckpt.c). */
 int mca_coll_loom_ckpt_register(void);

@@ -111,6 +111,7 @@ static int loom_close(void)
         loom_ucx_destroy(c->ucx);
         c->ucx = NULL;
     }
+    mca_coll_loom_order_close();
     mca_coll_loom_nodes_close(c);
     mca_coll_loom_rules_close(c);
     mca_coll_loom_sum_destroy();

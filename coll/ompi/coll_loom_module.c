@@ -71,6 +71,11 @@ static void loom_module_destruct(mca_coll_loom_module_t *module)
         }
     }
     loom_shm_destroy(module->shm);
+    if (module->team != NULL) {
+        /* An order waiting for this communicator must not reach the next
+         * one that gets its context id. */
+        mca_coll_loom_order_forget(module->team->context_id);
+    }
     loom_team_destroy(module->team);
     loom_module_construct(module);
 }

@@ -6,7 +6,8 @@
  * executed, every call handed to the module below Loom by reason, and the
  * calls each algorithm ran.  One control variable, coll_loom_enable,
  * switches Loom off and on at run time: in Open MPI only a component can
- * register MPI_T variables, so they live here.
+ * register MPI_T variables, so they live here (and coll_loom_order.c's,
+ * the rank order's, are registered from here).
  */
 #include "coll_loom.h"
 
@@ -187,5 +188,9 @@ int mca_coll_loom_mpit_register(void)
             return ret;
         }
     }
-    return loom_register_thread_pvars();
+    ret = loom_register_thread_pvars();
+    if (ret != OMPI_SUCCESS) {
+        return ret;
+    }
+    return mca_coll_loom_order_register();
 }

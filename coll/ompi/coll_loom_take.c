@@ -52,6 +52,9 @@ loom_status_t mca_coll_loom_take(mca_coll_loom_module_t *module, const mca_coll_
     loom_choice_t choice;
     loom_status_t status;
 
+    /* A rank order written through MPI_T reaches the team before this
+     * call takes its sequence number. */
+    mca_coll_loom_order_check(module);
     *info = (mca_coll_loom_op_t){
         .coll = coll->call_names[args.counts != NULL],
         .bytes = loom_coll_bytes(coll, &args, module->team->size), .counters = counters,

@@ -36,7 +36,7 @@ typedef struct loom_sim_build_params {
 } loom_sim_build_params_t;
 
 /* A team of the layout's ranks (rank 0's view) with its nodes and racks,
- * as the engine's adapter would create it. */
+ * as the engine's adapter would create it, in the layout's rank order. */
 loom_status_t loom_sim_layout_team(const loom_sim_layout_t *lay, loom_team_t **team_p);
 
 /* An empty program for layout's ranks (layout must outlive it). */

@@ -288,9 +288,33 @@ loom_status_t loom_sim_layout_create(const loom_sim_model_t *m, int p,
     return LOOM_OK;
 }
 
+loom_status_t loom_sim_layout_set_order(loom_sim_layout_t *layout, const int *order)
+{
+    int p = layout->p, i, *copy = NULL;
+
+    if (order != NULL) {
+        copy = calloc((size_t)p * 2, sizeof(int));
+        if (copy == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+        /* The second half counts each rank, to see a permutation. */
+        for (i = 0; i < p; ++i) {
+            if (order[i] < 0 || order[i] >= p || copy[p + order[i]]++ > 0) {
+                free(copy);
+                return LOOM_ERR_INVALID_PARAM;
+            }
+            copy[i] = order[i];
+        }
+    }
+    free(layout->order);
+    layout->order = copy;
+    return LOOM_OK;
+}
+
 void loom_sim_layout_destroy(loom_sim_layout_t *layout)
 {
     if (layout != NULL) {
+        free(layout->order);
         free(layout->node_of);
         free(layout);
     }

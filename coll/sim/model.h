@@ -92,10 +92,18 @@ typedef struct loom_sim_layout {
     int     *node_of;
     int     *rack_of;       /* by rank */
     int     *nic_of;        /* global NIC index by rank */
+    int     *order;         /* the rank order of the team (position -> rank,
+                             * engine/team.h); NULL: rank order */
 } loom_sim_layout_t;
 
 loom_status_t loom_sim_layout_create(const loom_sim_model_t *model, int p,
                                      loom_sim_layout_t **layout_p);
+
+/* Gives the layout's team a rank order: order lists the rank at each
+ * position 0..p-1 (a copy is kept; NULL: back to rank order).
+ * LOOM_ERR_INVALID_PARAM when it is not a permutation of 0..p-1.  A run
+ * with an order is never folded (fold.h): every rank runs. */
+loom_status_t loom_sim_layout_set_order(loom_sim_layout_t *layout, const int *order);
 void loom_sim_layout_destroy(loom_sim_layout_t *layout);
 
 static inline loom_sim_class_t loom_sim_layout_class(const loom_sim_layout_t *lay, int a, int b)

@@ -303,6 +303,13 @@ loom_status_t loom_sim_layout_team(const loom_sim_layout_t *lay, loom_team_t **t
                                       .peers = peers, .node_keys = keys, .rack_keys = keys + p,
                                       .context_id = 1 }, team_p);
     }
+    if (status == LOOM_OK && lay->order != NULL) {
+        /* From the team's first collective on, as set before any call. */
+        status = loom_team_set_order(*team_p, lay->order, p, (*team_p)->next_seq);
+        if (status != LOOM_OK) {
+            loom_team_destroy(*team_p);
+        }
+    }
     free(keys);
     free(peers);
     return status;
@@ -448,7 +455,9 @@ loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_par
         .in_place = pa->in_place, .seg_bytes = pa->seg_bytes, .depth = pa->depth,
     };
     args.recvbuf = (void *)(uintptr_t)(0x1000 + ((pa->bytes + 4095) & ~(size_t)4095) + 4096);
-    d = pa->fold ? loom_sim_fold_distance(lay) : lay->p;
+    /* Under a rank order a rotated rank's schedule is not its
+     * neighbour's: every rank runs. */
+    d = pa->fold && lay->order == NULL ? loom_sim_fold_distance(lay) : lay->p;
     if (d < lay->p) {
         loom_sim_prog_stride(prog, d);
         status = loom_sim_prog_ranks(prog, pa, &args, team, &symmetric);

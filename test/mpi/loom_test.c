@@ -138,7 +138,7 @@ static unsigned long long loom_test_widen(const void *buf, MPI_Datatype type)
  * a continuous one starts when allocated: a fresh handle per read would
  * always read 0.  So each name gets one handle, kept until
  * loom_test_finish, and reads count from the first read of that name. */
-#define LOOM_TEST_MAX_PVARS 64
+#define LOOM_TEST_MAX_PVARS 96
 
 static struct {
     char                name[128];

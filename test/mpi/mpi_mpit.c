@@ -48,6 +48,8 @@ static const char *const pvar_names[] = {
     /* 0 throughout: this program does not link libloom-ckpt */
     "coll_loom_ckpt_saves", "coll_loom_ckpt_bytes_written", "coll_loom_ckpt_chunks_written",
     "coll_loom_ckpt_chunks_reused", "coll_loom_ckpt_stall_ns",
+    /* 0 throughout: no rank order is written here (mpi_rank_order.c) */
+    "coll_loom_rank_order_accepted", "coll_loom_rank_order_rejected",
 };
 #define NPVARS ((int)(sizeof(pvar_names) / sizeof(pvar_names[0])))
 #define FIRST_ALG 6
@@ -83,6 +85,11 @@ static void check_listing(void)
                                 desc, &desc_len, &bind, &readonly, &continuous,
                                 &atomic) != MPI_SUCCESS ||
             strncmp(name, "coll_loom_", 10) != 0) {
+            continue;
+        }
+        /* Bound to a communicator, not counters: mpi_rank_order.c reads them. */
+        if (strncmp(name, "coll_loom_comm_", 15) == 0) {
+            CHECK(bind == MPI_T_BIND_MPI_COMM, "%s: not bound to a communicator", name);
             continue;
         }
         for (k = 0; k < NPVARS && strcmp(name, pvar_names[k]) != 0; ++k) {

@@ -4,6 +4,7 @@
 #include "tools/common/size.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ enum {   /* long options without a short form */
     LOOM_SIM_OPT_RPN, LOOM_SIM_OPT_NPR, LOOM_SIM_OPT_NICS, LOOM_SIM_OPT_MAP,
     LOOM_SIM_OPT_OVERSUB, LOOM_SIM_OPT_NODES, LOOM_SIM_OPT_SET, LOOM_SIM_OPT_IN_PLACE,
     LOOM_SIM_OPT_PINGPONG, LOOM_SIM_OPT_BENCH, LOOM_SIM_OPT_BENCH_ALG, LOOM_SIM_OPT_BENCH_NP,
-    LOOM_SIM_OPT_NO_FOLD
+    LOOM_SIM_OPT_NO_FOLD, LOOM_SIM_OPT_ORDER
 };
 
 static const struct option loom_sim_long_options[] = {
@@ -40,6 +41,7 @@ static const struct option loom_sim_long_options[] = {
     { "set", required_argument, NULL, LOOM_SIM_OPT_SET },
     { "in-place", no_argument, NULL, LOOM_SIM_OPT_IN_PLACE },
     { "no-fold", no_argument, NULL, LOOM_SIM_OPT_NO_FOLD },
+    { "order", required_argument, NULL, LOOM_SIM_OPT_ORDER },
     { "pingpong", required_argument, NULL, LOOM_SIM_OPT_PINGPONG },
     { "bench", required_argument, NULL, LOOM_SIM_OPT_BENCH },
     { "bench-algorithm", required_argument, NULL, LOOM_SIM_OPT_BENCH_ALG },
@@ -93,6 +95,11 @@ static void loom_sim_usage(FILE *out)
         "      --no-fold            run every rank even when the run is symmetric\n"
         "                           (by default a symmetric run is simulated on one\n"
         "                           rack and stands for all: the same times, faster)\n"
+        "      --order ORDER        the team's rank order, every algorithm placing\n"
+        "                           ranks by it (docs/rank_order.md): reverse,\n"
+        "                           random:SEED, or the rank at each position,\n"
+        "                           comma-separated (e.g. 3,1,0,2; then -p must be\n"
+        "                           that one rank count).  Default: rank order\n"
         "      --csv FILE           also write the results as CSV\n"
         "      --plot FILE.png      busbw against rank count (against size when one\n"
         "                           rank count), one line per algorithm, with gnuplot\n"
@@ -243,6 +250,128 @@ static loom_sim_parse_t loom_sim_parse_ranks(const char *text, FILE *err, loom_s
     return LOOM_SIM_PARSE_OK;
 }
 
+/* The comma-separated list text as the rank at each position: its length
+ * in *n_p, and whether it is a permutation of 0..n-1 (0, or -1 with the
+ * message on err).  order: room for LOOM_SIM_MAX_RANKS entries, or NULL
+ * to check only. */
+static int loom_sim_order_list(const char *text, FILE *err, int *order, int *n_p)
+{
+    unsigned char *seen = calloc(LOOM_SIM_MAX_RANKS, 1);
+    const char *at = text;
+    char *end;
+    long v;
+    int n = 0, rc = -1;
+
+    if (seen == NULL) {
+        fprintf(err, "loom-sim: --order: out of memory\n");
+        return -1;
+    }
+    for (;;) {
+        errno = 0;
+        v = strtol(at, &end, 10);
+        if (at[0] < '0' || at[0] > '9' || errno != 0 || (*end != ',' && *end != '\0')) {
+            fprintf(err, "loom-sim: --order: '%s' is not reverse, random:SEED or a "
+                    "comma-separated list of ranks\n", text);
+            goto out;
+        }
+        if (v >= LOOM_SIM_MAX_RANKS || seen[v]) {
+            fprintf(err, "loom-sim: --order: rank %ld %s; the list names every rank of "
+                    "0..p-1 once\n", v, v >= LOOM_SIM_MAX_RANKS ? "is too large" :
+                    "appears twice");
+            goto out;
+        }
+        seen[v] = 1;
+        if (order != NULL) {
+            order[n] = (int)v;
+        }
+        ++n;
+        if (*end == '\0') {
+            break;
+        }
+        at = end + 1;
+    }
+    for (v = 0; v < n; ++v) {
+        if (!seen[v]) {
+            fprintf(err, "loom-sim: --order: rank %ld is missing; a list of %d ranks names "
+                    "every rank of 0..%d once\n", v, n, n - 1);
+            goto out;
+        }
+    }
+    *n_p = n;
+    rc = 0;
+out:
+    free(seen);
+    return rc;
+}
+
+static loom_sim_parse_t loom_sim_parse_order(const char *text, FILE *err,
+                                             loom_sim_options_t *o)
+{
+    char *end;
+    int n;
+
+    if (strcmp(text, "reverse") == 0) {
+        o->order_kind = LOOM_SIM_ORDER_REVERSE;
+        return LOOM_SIM_PARSE_OK;
+    }
+    if (strncmp(text, "random:", 7) == 0) {
+        errno = 0;
+        o->order_seed = strtoull(text + 7, &end, 0);
+        if (text[7] < '0' || text[7] > '9' || *end != '\0' || errno != 0) {
+            return LOOM_SIM_ERR("--order: '%s' is not random:SEED with SEED an unsigned "
+                                "integer\n", text);
+        }
+        o->order_kind = LOOM_SIM_ORDER_RANDOM;
+        return LOOM_SIM_PARSE_OK;
+    }
+    if (loom_sim_order_list(text, err, NULL, &n) != 0) {
+        return LOOM_SIM_PARSE_ERROR;
+    }
+    o->order_kind = LOOM_SIM_ORDER_LIST;
+    o->order_list = text;
+    return LOOM_SIM_PARSE_OK;
+}
+
+/* splitmix64: the random order's numbers, the same on every machine. */
+static uint64_t loom_sim_order_next(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+int loom_sim_order_fill(const loom_sim_options_t *o, int p, int *order)
+{
+    uint64_t state = o->order_seed;
+    int i, j, t, n = 0;
+
+    switch (o->order_kind) {
+    case LOOM_SIM_ORDER_REVERSE:
+        for (i = 0; i < p; ++i) {
+            order[i] = p - 1 - i;
+        }
+        return 1;
+    case LOOM_SIM_ORDER_RANDOM:
+        for (i = 0; i < p; ++i) {
+            order[i] = i;
+        }
+        for (i = p - 1; i > 0; --i) {   /* Fisher-Yates */
+            j = (int)(loom_sim_order_next(&state) % (uint64_t)(i + 1));
+            t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        return 1;
+    case LOOM_SIM_ORDER_LIST:
+        /* Checked at parsing, p among them. */
+        return loom_sim_order_list(o->order_list, stderr, order, &n) == 0 && n == p;
+    default:
+        return 0;
+    }
+}
+
 static loom_sim_parse_t loom_sim_model_opt(const char *opt, const char *key, const char *value,
                                            FILE *err, loom_sim_options_t *o)
 {
@@ -355,6 +484,9 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
         case LOOM_SIM_OPT_NO_FOLD:
             o.no_fold = 1;
             break;
+        case LOOM_SIM_OPT_ORDER:
+            rc = loom_sim_parse_order(optarg, err, &o);
+            break;
         case LOOM_SIM_OPT_PINGPONG:
             o.pingpong_path = optarg;
             break;
@@ -435,6 +567,15 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
     }
     if (o.nranks == 0) {
         loom_sim_parse_ranks("8:4096", err, &o);
+    }
+    if (o.order_kind == LOOM_SIM_ORDER_LIST) {
+        int n = 0;
+
+        loom_sim_order_list(o.order_list, err, NULL, &n);
+        if (o.nranks != 1 || o.ranks[0] != n) {
+            return LOOM_SIM_ERR("--order: a list of %d ranks needs -p %d (one rank count, "
+                                "that one); reverse and random:SEED fit any\n", n, n);
+        }
     }
     if (o.mode == LOOM_SIM_MODE_CALIBRATE && o.pingpong_path == NULL) {
         return LOOM_SIM_ERR("calibrate: --pingpong FILE is required\n");

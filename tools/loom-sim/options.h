@@ -24,6 +24,14 @@ typedef enum loom_sim_mode {
     LOOM_SIM_MODE_CHOICES   /* the engine's choices only, nothing simulated */
 } loom_sim_mode_t;
 
+/* --order: how the simulated team's ranks are placed (engine/team.h). */
+typedef enum loom_sim_order_kind {
+    LOOM_SIM_ORDER_RANKS = 0,   /* rank order (the default) */
+    LOOM_SIM_ORDER_REVERSE,     /* position i holds rank p-1-i */
+    LOOM_SIM_ORDER_RANDOM,      /* a permutation drawn from order_seed */
+    LOOM_SIM_ORDER_LIST         /* order_list: the rank at each position */
+} loom_sim_order_kind_t;
+
 typedef struct loom_sim_options {
     loom_sim_mode_t     mode;
     loom_sim_model_t    model;
@@ -37,6 +45,9 @@ typedef struct loom_sim_options {
     int                 factor;
     int                 in_place;
     int                 no_fold;        /* every rank runs, symmetric or not */
+    loom_sim_order_kind_t order_kind;
+    unsigned long long  order_seed;     /* RANDOM */
+    const char          *order_list;    /* LIST: as given, checked (one rank count) */
     const char          *csv_path;
     const char          *plot_path;
     size_t              plot_bytes;     /* 0: the largest size */
@@ -58,6 +69,10 @@ typedef enum loom_sim_parse {
 
 loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
                                         loom_sim_options_t *opts_p);
+
+/* The order --order asks for on p ranks into order (p entries): 1 when
+ * there is one, 0 for rank order (order untouched). */
+int loom_sim_order_fill(const loom_sim_options_t *o, int p, int *order);
 
 /* The -j a run gets unless told: the cores online, at most
  * LOOM_SIM_DEFAULT_JOBS_MAX. */

@@ -187,6 +187,20 @@ static loom_status_t loom_sim_batch_run(loom_sim_batch_t *b)
     return b->status;
 }
 
+/* The rank order --order asks for, on lay's team. */
+static loom_status_t loom_sim_sweep_order(const loom_sim_options_t *o, loom_sim_layout_t *lay)
+{
+    int *order = malloc(sizeof(int) * (size_t)lay->p);
+    loom_status_t status = LOOM_ERR_NO_MEMORY;
+
+    if (order != NULL) {
+        status = loom_sim_order_fill(o, lay->p, order) ? loom_sim_layout_set_order(lay, order)
+                                                       : LOOM_OK;
+    }
+    free(order);
+    return status;
+}
+
 loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
                                  loom_sim_sweep_t *sweep_p)
 {
@@ -209,6 +223,11 @@ loom_status_t loom_sim_sweep_run(const loom_sim_options_t *o, FILE *progress,
 
         status = loom_sim_layout_create(&o->model, o->ranks[i], &lay);
         if (status != LOOM_OK) {
+            break;
+        }
+        status = loom_sim_sweep_order(o, lay);
+        if (status != LOOM_OK) {
+            loom_sim_layout_destroy(lay);
             break;
         }
         batch = (loom_sim_batch_t){ .o = o, .lay = lay, .rows = sw.rows + sw.nrows,

@@ -60,8 +60,25 @@ double loom_allreduce_hier_cost(const loom_cost_t cls[3], int ranks_per_node_max
 loom_status_t loom_allreduce_dbtree_plan(const loom_coll_args_t *args,
                                          loom_team_t *team, loom_sched_t **sched_p);
 
+/* The fold of positions under a rank order o (team.h; NULL: the ranks
+ * themselves): rank r's place in it, and the team rank virtual rank v
+ * stands for. */
+static inline loom_fold_t loom_fold_make_ordered(int p, const loom_order_t *o, int r)
+{
+    loom_fold_t f = loom_fold_make(p, loom_order_pos(o, r));
+
+    f.order = o;
+    return f;
+}
+
+static inline int loom_fold_rank(const loom_fold_t *f, int v)
+{
+    return loom_order_at(f->order, loom_fold_real(f, v));
+}
+
 /* The non-power-of-two fold shared by recursive doubling and Rabenseifner
- * (allreduce_fold.c); see loom_fold_t.  loom_fold_pre returns the step
+ * (allreduce_fold.c); see loom_fold_t.  It pairs positions of the fold's
+ * order (ranks, for a fold of loom_fold_make).  loom_fold_pre returns the step
  * after which buf holds this rank's part (for a rank that sits out: its
  * send), loom_fold_post hands the result back after step dep. */
 int loom_fold_pre(loom_sched_t *sched, const loom_fold_t *fold, char *buf,

@@ -17,6 +17,8 @@
  * leaf of the other: 2n bytes out in all, about the ring's bytes at large
  * p, with logarithmic latency: the middle ground at larger rank counts.
  *
+ * Under a rank order (team.h) both trees are drawn over positions.
+ *
  * Children are combined into a node in a fixed order (left, then right),
  * so results do not depend on arrival order; but the mirrored tree visits
  * ranks in reverse, so only commutative ops.
@@ -42,7 +44,8 @@ typedef struct loom_dbtree {
 static void loom_dbtree_add(loom_dbtree_t *c, int tree, char *buf, size_t count,
                             char *scratch, int copy)
 {
-    int p = c->sched->team->size, r = c->sched->team->rank;
+    const loom_order_t *o = loom_sched_reduce_order(c->sched);
+    int p = c->sched->team->size, r = loom_order_pos(o, c->sched->team->rank);
     int parent, child[2], slot[2] = { 0, 0 }, reader[2][LOOM_DBTREE_MAX_DEPTH];
     int nseg = (int)((count + c->seg - 1) / c->seg), j, i, red, up, down, recv;
     uint32_t tag_up, tag_down;
@@ -58,6 +61,11 @@ static void loom_dbtree_add(loom_dbtree_t *c, int tree, char *buf, size_t count,
         parent = parent < 0 ? -1 : p - 1 - parent;
         child[0] = child[0] < 0 ? -1 : p - 1 - child[0];
         child[1] = child[1] < 0 ? -1 : p - 1 - child[1];
+    }
+    /* The trees are drawn over positions: back to team ranks. */
+    parent = parent < 0 ? -1 : loom_order_at(o, parent);
+    for (i = 0; i < 2; ++i) {
+        child[i] = child[i] < 0 ? -1 : loom_order_at(o, child[i]);
     }
     for (i = 0; i < 2; ++i) {
         for (j = 0; j < c->depth; ++j) {

@@ -14,6 +14,10 @@
  * for small n where alpha dominates; for large n it moves log2(p) times
  * the data, against 2(p-1)/p for ring and Rabenseifner.
  *
+ * Under a rank order (team.h) commutative ops pair positions instead of
+ * ranks (fold included); non-commutative ones and the reproducible mode
+ * keep rank order.
+ *
  * Each round combines two contiguous groups of ranks, the lower group's
  * data as src, on both sides of the exchange, even for commutative ops:
  * both compute the very same expression, so replicas stay bitwise
@@ -29,7 +33,7 @@ loom_status_t loom_allreduce_rd_plan(const loom_coll_args_t *args, loom_team_t *
                                      loom_sched_t **sched_p)
 {
     size_t bytes = args->count * args->elem_size;
-    loom_fold_t fold = loom_fold_make(team->size, team->rank);
+    loom_fold_t fold;
     int last, send, recv, red, round = 1, vpeer, mask, pre, busy[2];
     char *cur = args->recvbuf, *tmp, *swap;
     loom_status_t status;
@@ -39,6 +43,9 @@ loom_status_t loom_allreduce_rd_plan(const loom_coll_args_t *args, loom_team_t *
     if (status != LOOM_OK) {
         return status;
     }
+    /* Groups of positions under a rank order (team.h); of ranks where
+     * rank order must be kept. */
+    fold = loom_fold_make_ordered(team->size, loom_sched_reduce_order(sched), team->rank);
     last = loom_sched_copy_input(sched);
     if (team->size == 1 || bytes == 0) {
         goto out;
@@ -59,9 +66,9 @@ loom_status_t loom_allreduce_rd_plan(const loom_coll_args_t *args, loom_team_t *
 
     for (mask = 1; mask < fold.p2; mask <<= 1, ++round) {
         vpeer = fold.vrank ^ mask;
-        send = loom_sched_send(sched, loom_fold_real(&fold, vpeer), (uint32_t)round, cur,
+        send = loom_sched_send(sched, loom_fold_rank(&fold, vpeer), (uint32_t)round, cur,
                                bytes, LOOM_DEPS(last));
-        recv = loom_sched_recv(sched, loom_fold_real(&fold, vpeer), (uint32_t)round, tmp,
+        recv = loom_sched_recv(sched, loom_fold_rank(&fold, vpeer), (uint32_t)round, tmp,
                                bytes, LOOM_DEPS(busy[0], busy[1]));
         if (vpeer < fold.vrank) {
             /* cur = theirs (op) cur, once the send of cur has left. */

@@ -14,6 +14,9 @@
  *   |
  *   7
  *
+ * Under a rank order (team.h) the tree is drawn over positions counted
+ * from the root's: the picture above with every number a position.
+ *
  * Cost: ceil(log2 p) (alpha + n beta).  The fewest rounds possible, so it
  * wins for small n, where alpha dominates; for large n each level moves
  * the whole message, log2(p) n beta against about 2n beta for scatter +
@@ -25,25 +28,29 @@
 loom_status_t loom_bcast_binomial_plan(const loom_coll_args_t *args, loom_team_t *team,
                                        loom_sched_t **sched_p)
 {
-    int p = team->size, v = loom_vrank(team->rank, args->root, p), m, recv = -1;
+    int p = team->size, root = args->root, v, m, recv = -1;
     size_t bytes = args->count * args->elem_size;
+    const loom_order_t *o;
     loom_status_t status;
     loom_sched_t *sched;
 
-    if (args->root < 0 || args->root >= p) {
+    if (root < 0 || root >= p) {
         return LOOM_ERR_INVALID_PARAM;
     }
     status = loom_sched_create(team, args, LOOM_BCAST_BINOMIAL, &sched);
     if (status != LOOM_OK) {
         return status;
     }
+    /* Virtual ranks count positions from the root's (team.h). */
+    o = loom_sched_order(sched);
+    v = loom_order_vrank(o, team->rank, root, p);
     if (v > 0) {
-        recv = loom_sched_recv(sched, loom_vrank_real(loom_binomial_parent(v), args->root, p),
+        recv = loom_sched_recv(sched, loom_order_vrank_real(o, loom_binomial_parent(v), root, p),
                                0, args->recvbuf, bytes, LOOM_NO_DEPS);
     }
     for (m = loom_binomial_top(v, p); m > 0; m /= 2) {
         if (v + m < p) {
-            loom_sched_send(sched, loom_vrank_real(v + m, args->root, p), 0, args->recvbuf,
+            loom_sched_send(sched, loom_order_vrank_real(o, v + m, root, p), 0, args->recvbuf,
                             bytes, LOOM_DEPS(recv));
         }
     }

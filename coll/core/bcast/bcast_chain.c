@@ -6,6 +6,9 @@
  *
  *   root -> v1 -> v2 -> ... -> v(p-1)      segment j+1 follows segment j
  *
+ * Under a rank order (team.h) v counts positions from the root's, so the
+ * chain visits ranks in position order.
+ *
  * Cost, s segments of n/s bytes: (p - 2 + s) (alpha + n/s beta).  For
  * large n the fill time (p - 2 stages) is small against s and the cost
  * tends to n beta, the lower bound: it wins for large messages on few
@@ -25,13 +28,12 @@
 loom_status_t loom_bcast_chain_plan(const loom_coll_args_t *args, loom_team_t *team,
                                     loom_sched_t **sched_p)
 {
-    int p = team->size, v = loom_vrank(team->rank, args->root, p);
-    int prev = v > 0 ? loom_vrank_real(v - 1, args->root, p) : -1;
-    int next = v + 1 < p ? loom_vrank_real(v + 1, args->root, p) : -1;
+    int p = team->size, root = args->root, v, prev, next;
+    const loom_order_t *o;
     loom_status_t status;
     loom_sched_t *sched;
 
-    if (args->root < 0 || args->root >= p) {
+    if (root < 0 || root >= p) {
         return LOOM_ERR_INVALID_PARAM;
     }
     status = loom_sched_create(team, args, LOOM_BCAST_CHAIN, &sched);
@@ -41,6 +43,11 @@ loom_status_t loom_bcast_chain_plan(const loom_coll_args_t *args, loom_team_t *t
     if (p == 1 || args->count == 0) {
         goto out;
     }
+    /* The chain runs in position order from the root's (team.h). */
+    o = loom_sched_order(sched);
+    v = loom_order_vrank(o, team->rank, root, p);
+    prev = v > 0 ? loom_order_vrank_real(o, v - 1, root, p) : -1;
+    next = v + 1 < p ? loom_order_vrank_real(o, v + 1, root, p) : -1;
     loom_relay_add(sched, args, LOOM_CHAIN_DEFAULT_SEG, prev, &next, 1);
 out:
     return loom_sched_plan_done(sched, sched_p);

@@ -27,6 +27,9 @@
  * holder sends each segment up to three times (one per level, on links of
  * different classes).
  *
+ * Under a rank order (team.h) the chains of each node and rack run in
+ * position order (hier_layout.h); racks keep the topology's numbering.
+ *
  * Why chains and not scatter + allgather per level: a chain already moves
  * n bytes once over each link at the bandwidth bound, needs no scratch,
  * and its fill time, one segment per stage, is small for the few stages
@@ -63,7 +66,8 @@ loom_status_t loom_bcast_hier_plan(const loom_coll_args_t *args, loom_team_t *te
     if (team->size == 1 || args->count == 0) {
         goto out;
     }
-    status = loom_hier_layout_init(&lay, team, sched, loom_hier_index_ints(team), &ints);
+    status = loom_hier_layout_init_ordered(&lay, team, sched, loom_sched_order(sched),
+                                           loom_hier_index_ints(team), &ints);
     if (status != LOOM_OK) {
         goto out;
     }

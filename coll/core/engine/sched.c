@@ -37,6 +37,7 @@ loom_status_t loom_sched_create(loom_team_t *team, const loom_coll_args_t *args,
     sched->args   = *args;
     sched->alg_id = alg_id;
     sched->seq    = loom_team_next_seq(team);
+    sched->order  = loom_order_ref(team->order);
     sched->status = LOOM_INPROGRESS;
     *sched_p = sched;
     return LOOM_OK;
@@ -67,6 +68,8 @@ void loom_sched_destroy(loom_sched_t *sched)
     }
     loom_pool_put(sched->scratch);
     sched->scratch = NULL;
+    loom_order_unref(sched->order);
+    sched->order = NULL;
     pthread_mutex_lock(&sched->team->spare_lock);
     sched->next_spare = sched->team->spare_scheds;
     sched->team->spare_scheds = sched;

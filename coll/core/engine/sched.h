@@ -54,6 +54,7 @@ typedef struct loom_sched {
     loom_coll_args_t    args;
     unsigned            alg_id;        /* goes into every tag */
     uint32_t            seq;
+    loom_order_t        *order;        /* the team's rank order at seq (NULL: identity) */
     loom_step_t         *steps;
     int                 nsteps;
     int                 capacity;
@@ -86,6 +87,23 @@ typedef struct loom_sched {
  * does not allocate. */
 loom_status_t loom_sched_create(loom_team_t *team, const loom_coll_args_t *args,
                                 unsigned alg_id, loom_sched_t **sched_p);
+
+/* The rank order this call places ranks by (team.h): the team's order at
+ * the schedule's sequence number, fixed for the schedule's life.  A
+ * collective that does not reduce asks loom_sched_order; one that reduces
+ * asks loom_sched_reduce_order, which is the identity (NULL) for a
+ * non-commutative op (combined in rank order) and in the reproducible
+ * mode (combined in the canonical order): there the order must not change
+ * a bit of the result. */
+static inline const loom_order_t *loom_sched_order(const loom_sched_t *sched)
+{
+    return sched->order;
+}
+
+static inline const loom_order_t *loom_sched_reduce_order(const loom_sched_t *sched)
+{
+    return sched->args.op.commutative && !sched->args.reproducible ? sched->order : NULL;
+}
 
 /* Releases the schedule (to the team for reuse).  One with operations still
  * posted (after a failure) is left allocated, because the transport will

@@ -4,6 +4,7 @@
 #include "common/log.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Dense rack numbers the same way.  A rack holds whole nodes: a rank
  * whose key disagrees with the first rank of its node follows that rank,
@@ -155,9 +156,108 @@ void loom_team_destroy(loom_team_t *team)
         return;
     }
     loom_sched_free_spares(team);
+    loom_order_unref(team->order);
+    loom_order_unref(team->order_next);
     pthread_mutex_destroy(&team->spare_lock);
     free(team->node_of);
     free(team->rack_of);
     free(team->peers);
     free(team);
+}
+
+/* ------------------------------------------------------------ rank order */
+
+loom_order_t *loom_order_ref(loom_order_t *o)
+{
+    if (o != NULL) {
+        __atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);
+    }
+    return o;
+}
+
+void loom_order_unref(loom_order_t *o)
+{
+    if (o != NULL && __atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        free(o->at);
+        free(o);
+    }
+}
+
+void loom_team_order_switch(loom_team_t *team)
+{
+    loom_order_unref(team->order);
+    team->order = team->order_next;     /* the team's reference moves */
+    team->order_next = NULL;
+    team->order_pending = 0;
+}
+
+/* Checks that order is a permutation of 0..n-1: 0, or -1 with the first
+ * fault logged.  seen has n entries. */
+static int loom_team_check_order(const int *order, int n, int *seen)
+{
+    int i;
+
+    for (i = 0; i < n; ++i) {
+        seen[i] = -1;
+    }
+    for (i = 0; i < n; ++i) {
+        if (order[i] < 0 || order[i] >= n) {
+            loom_error("coll", "rank order: position %d holds %d, which is not a rank of "
+                       "this team (0..%d); an order lists every rank once", i, order[i],
+                       n - 1);
+            return -1;
+        }
+        if (seen[order[i]] >= 0) {
+            loom_error("coll", "rank order: rank %d stands at positions %d and %d; an order "
+                       "lists every rank of 0..%d exactly once", order[i], seen[order[i]],
+                       i, n - 1);
+            return -1;
+        }
+        seen[order[i]] = i;
+    }
+    return 0;
+}
+
+loom_status_t loom_team_set_order(loom_team_t *team, const int *order, int n,
+                                  uint32_t from_seq)
+{
+    loom_order_t *o = NULL;
+    int i, identity = 1;
+
+    if (order != NULL && n != team->size) {
+        loom_error("coll", "rank order: %d entries for a team of %d ranks; an order lists "
+                   "the %d ranks, one per position", n, team->size, team->size);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    if ((int32_t)(from_seq - team->next_seq) < 0) {
+        loom_error("coll", "rank order: collective %u of this team has already begun; the "
+                   "order can take effect from the next one, %u, or any later one",
+                   from_seq, team->next_seq);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    /* The identity is NULL: nothing to allocate, today's schedules. */
+    for (i = 0; order != NULL && i < n && identity; ++i) {
+        identity = order[i] == i;
+    }
+    if (order != NULL && !identity) {
+        o = calloc(1, sizeof(*o));
+        if (o == NULL || (o->at = malloc(2 * sizeof(int) * (size_t)n)) == NULL) {
+            free(o);
+            return LOOM_ERR_NO_MEMORY;
+        }
+        o->pos = o->at + n;
+        if (loom_team_check_order(order, n, o->pos) != 0) {
+            free(o->at);
+            free(o);
+            return LOOM_ERR_INVALID_PARAM;
+        }
+        memcpy(o->at, order, sizeof(int) * (size_t)n);
+        o->size = n;
+        o->refs = 1;
+    }
+    loom_order_unref(team->order_next);
+    team->order_next = o;
+    team->order_seq = from_seq;
+    team->order_pending = 1;
+    return LOOM_OK;
 }

@@ -1,11 +1,12 @@
 #include "coll/core/parts/hier_layout.h"
 
-/* Group members 0..n-1 by group_of[] into size/start/list (counting sort:
- * stable, so each group stays ascending); returns the largest group. */
-static int loom_hier_group(int n, int ngroups, const int *group_of, int *size, int *start,
-                           int *list)
+/* Group members by group_of[] into size/start/list, taking them in the
+ * sequence seq[0..n-1] (NULL: 0..n-1), so each group lists its members in
+ * that sequence (a counting sort: stable); returns the largest group. */
+static int loom_hier_group(int n, int ngroups, const int *group_of, const int *seq, int *size,
+                           int *start, int *list)
 {
-    int i, g, largest = 0;
+    int i, g, m, largest = 0;
 
     for (g = 0; g < ngroups; ++g) {
         size[g] = 0;
@@ -21,8 +22,9 @@ static int loom_hier_group(int n, int ngroups, const int *group_of, int *size, i
         size[g] = 0; /* refilled below, as a cursor */
     }
     for (i = 0; i < n; ++i) {
-        g = group_of[i];
-        list[start[g] + size[g]++] = i;
+        m = seq != NULL ? seq[i] : i;
+        g = group_of[m];
+        list[start[g] + size[g]++] = m;
     }
     return largest;
 }
@@ -30,14 +32,21 @@ static int loom_hier_group(int n, int ngroups, const int *group_of, int *size, i
 loom_status_t loom_hier_layout_init(loom_hier_layout_t *l, const loom_team_t *team,
                                     loom_sched_t *sched, int extra_ints, int **extra_p)
 {
-    int *ints, *rack_of_node, i, x;
+    return loom_hier_layout_init_ordered(l, team, sched, NULL, extra_ints, extra_p);
+}
+
+loom_status_t loom_hier_layout_init_ordered(loom_hier_layout_t *l, const loom_team_t *team,
+                                            loom_sched_t *sched, const loom_order_t *order,
+                                            int extra_ints, int **extra_p)
+{
+    int *ints, *rack_of_node, *node_seq = NULL, i, x, n;
     loom_status_t status;
 
     l->p = team->size;
     l->N = team->num_nodes;
     l->R = team->num_racks;
     l->me = team->rank;
-    status = loom_sched_alloc_ints(sched, 4 * l->N + l->p + 2 * l->R + extra_ints, &ints);
+    status = loom_sched_alloc_ints(sched, 5 * l->N + l->p + 2 * l->R + extra_ints, &ints);
     if (status != LOOM_OK) {
         return status;
     }
@@ -49,15 +58,33 @@ loom_status_t loom_hier_layout_init(loom_hier_layout_t *l, const loom_team_t *te
     l->rack_nodes = l->rack_start + l->R;
     rack_of_node = l->rack_nodes + l->N;
     if (extra_p != NULL) {
-        *extra_p = rack_of_node + l->N;
+        *extra_p = rack_of_node + 2 * l->N;
     }
-    l->max_node = loom_hier_group(l->p, l->N, team->node_of, l->node_size, l->node_start,
-                                  l->node_ranks);
+    /* Ranks in position order within each node. */
+    l->max_node = loom_hier_group(l->p, l->N, team->node_of, order != NULL ? order->at : NULL,
+                                  l->node_size, l->node_start, l->node_ranks);
     for (i = 0; i < l->p; ++i) {
         rack_of_node[team->node_of[i]] = team->rack_of[i];
     }
-    l->max_rack = loom_hier_group(l->N, l->R, rack_of_node, l->rack_size, l->rack_start,
-                                  l->rack_nodes);
+    if (order != NULL) {
+        /* Nodes in the order of their first position (at the identity
+         * that is ascending: nodes are numbered by the first appearance
+         * of their ranks); rack_nodes, filled by the grouping below,
+         * marks the nodes seen meanwhile. */
+        node_seq = rack_of_node + l->N;
+        for (x = 0; x < l->N; ++x) {
+            l->rack_nodes[x] = 0;
+        }
+        for (i = 0, n = 0; i < l->p; ++i) {
+            x = team->node_of[order->at[i]];
+            if (!l->rack_nodes[x]) {
+                l->rack_nodes[x] = 1;
+                node_seq[n++] = x;
+            }
+        }
+    }
+    l->max_rack = loom_hier_group(l->N, l->R, rack_of_node, node_seq, l->rack_size,
+                                  l->rack_start, l->rack_nodes);
     l->me_node = team->node_of[l->me];
     l->me_rack = team->rack_of[l->me];
     for (i = 0; loom_hier_rank(l, l->me_node, i) != l->me; ++i) {

@@ -1,7 +1,8 @@
 /*
  * Where every rank of a team sits in the hierarchy, as the hierarchical
  * schedules need it: ranks grouped by node, nodes grouped by rack, each
- * group in ascending order, and this rank's place in both.
+ * group in ascending order (in position order under a rank order,
+ * loom_hier_layout_init_ordered), and this rank's place in both.
  *
  *   racks:  rack 0 = nodes {0, 1}       rack 1 = nodes {2}
  *   nodes:  node 0 = ranks {0, 3}  node 1 = ranks {1, 4}  node 2 = {2}
@@ -37,9 +38,19 @@ typedef struct loom_hier_layout {
 
 /* Fill l from the team; the schedule's integer pool holds the layout and,
  * after it, extra_ints more for the caller at *extra_p (which may be NULL
- * when extra_ints is 0): a schedule has one pool. */
+ * when extra_ints is 0): a schedule has one pool.  Ranks and nodes in
+ * ascending order, whatever the team's rank order. */
 loom_status_t loom_hier_layout_init(loom_hier_layout_t *l, const loom_team_t *team,
                                     loom_sched_t *sched, int extra_ints, int **extra_p);
+
+/* The same under a rank order (team.h; NULL: the identity, the layout
+ * above): each node lists its ranks in position order, each rack its
+ * nodes in the order of their first position.  Racks keep the team's
+ * numbering, and so does every node and rack index.  A plan passes
+ * loom_sched_order (or loom_sched_reduce_order) of its schedule. */
+loom_status_t loom_hier_layout_init_ordered(loom_hier_layout_t *l, const loom_team_t *team,
+                                            loom_sched_t *sched, const loom_order_t *order,
+                                            int extra_ints, int **extra_p);
 
 /* Local rank i of node x (0 <= i < node_size[x]). */
 static inline int loom_hier_rank(const loom_hier_layout_t *l, int x, int i)

@@ -163,6 +163,10 @@ typedef struct loom_fold {
     int p2;
     int rem;
     int vrank;   /* -1: this rank sits out */
+    /* The rank order the fold pairs positions by (engine/team.h), NULL
+     * for rank order: then virtual ranks stand for ranks, otherwise for
+     * positions (loom_fold_make_ordered, allreduce.h). */
+    const struct loom_order *order;
 } loom_fold_t;
 
 static inline loom_fold_t loom_fold_make(int p, int r)

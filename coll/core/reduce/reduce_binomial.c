@@ -18,6 +18,10 @@
  * ranks, so every combination is in rank order, and rank 0 sends the
  * result to the root when that is another rank: + alpha + n beta.
  *
+ * Under a rank order (team.h), commutative ops draw the tree over
+ * positions counted from the root's; non-commutative ones and the
+ * reproducible mode keep rank order.
+ *
  * Cost: ceil(log2 p) (alpha + n beta + n gamma).  The fewest rounds
  * possible, so it wins for small n; for large n each level moves and
  * reduces the whole vector, where reduce-scatter + gather moves about 2n
@@ -40,12 +44,13 @@ loom_status_t loom_reduce_binomial_plan(const loom_coll_args_t *args, loom_team_
     int p = team->size, r = team->rank, root = args->root;
     /* Where the tree ends: the root, or rank 0 to keep rank order. */
     int top = args->op.commutative ? root : 0;
-    int v = loom_vrank(r, top, p), m, nc = 0, i, recv, red, last = -1, send = -1;
+    int v, m, nc = 0, i, recv, red, last = -1, send = -1;
     size_t bytes = args->count * args->elem_size;
     int in_place = args->in_place && r == root;
     const char *in = in_place ? args->recvbuf : args->sendbuf;
     char *recvbuf = args->recvbuf, *cur, *x, *half[2];
     int busy[3] = { -1, -1, -1 };   /* last step on half[0], half[1], recvbuf */
+    const loom_order_t *o;
     loom_status_t status;
     loom_sched_t *sched;
 
@@ -56,6 +61,10 @@ loom_status_t loom_reduce_binomial_plan(const loom_coll_args_t *args, loom_team_
     if (status != LOOM_OK) {
         return status;
     }
+    /* Virtual ranks count positions from the top's (team.h); the order is
+     * the identity where rank order must be kept. */
+    o = loom_sched_reduce_order(sched);
+    v = loom_order_vrank(o, r, top, p);
     if (bytes == 0) {
         goto out;
     }
@@ -80,7 +89,8 @@ loom_status_t loom_reduce_binomial_plan(const loom_coll_args_t *args, loom_team_
         } else {
             x = cur == half[0] ? half[1] : half[0];
         }
-        recv = loom_sched_recv(sched, loom_vrank_real(v + m, top, p), LOOM_REDUCE_TAG_TREE,
+        recv = loom_sched_recv(sched, loom_order_vrank_real(o, v + m, top, p),
+                               LOOM_REDUCE_TAG_TREE,
                                x, bytes,
                                LOOM_DEPS(busy[x == half[0] ? 0 : x == half[1] ? 1 : 2]));
         /* x = (lower ranks: cur) op (the child's ranks: x) */
@@ -92,7 +102,7 @@ loom_status_t loom_reduce_binomial_plan(const loom_coll_args_t *args, loom_team_
     }
 
     if (v > 0) {
-        send = loom_sched_send(sched, loom_vrank_real(loom_binomial_parent(v), top, p),
+        send = loom_sched_send(sched, loom_order_vrank_real(o, loom_binomial_parent(v), top, p),
                                LOOM_REDUCE_TAG_TREE, cur, bytes, LOOM_DEPS(last));
     } else if (r == root) {
         /* One child and in place, or no child at all: the result is still

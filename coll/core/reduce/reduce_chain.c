@@ -15,6 +15,10 @@
  * ranks above it, and rank 0 forwards each finished segment to the root
  * when that is another rank.
  *
+ * Under a rank order (team.h), commutative ops chain positions counted
+ * from the root's; non-commutative ones and the reproducible mode keep
+ * rank order.
+ *
  * Cost, s segments of n/s bytes, with depth >= 2 so that a rank receives
  * segment j+1 while it reduces segment j:
  *     (p - 2 + s) (alpha + n/s max(beta, gamma)) + n/s min(beta, gamma)
@@ -43,13 +47,13 @@ loom_status_t loom_reduce_chain_plan(const loom_coll_args_t *args, loom_team_t *
 {
     const int p = team->size, r = team->rank, root = args->root;
     const int top = args->op.commutative ? root : 0;  /* where the chain ends */
-    const int v = loom_vrank(r, top, p);
     const int in_place = args->in_place && r == root;
     const size_t esize = args->elem_size, count = args->count;
     const char *in = in_place ? args->recvbuf : args->sendbuf;
     char *out = args->recvbuf, *slots = NULL, *slot, *at_out;
     const char *at_in;
-    int next = loom_vrank_real(v + 1, top, p), prev = loom_vrank_real(v - 1, top, p);
+    const loom_order_t *o;
+    int v, next, prev;
     int depth = args->depth > 0 ? args->depth : LOOM_REDUCE_CHAIN_DEFAULT_DEPTH;
     int *slot_free, recv, red, last, k;
     size_t seg, nseg, j, n, len;
@@ -63,6 +67,12 @@ loom_status_t loom_reduce_chain_plan(const loom_coll_args_t *args, loom_team_t *
     if (status != LOOM_OK) {
         return status;
     }
+    /* The chain runs in position order to the top (team.h); the order is
+     * the identity where rank order must be kept. */
+    o = loom_sched_reduce_order(sched);
+    v = loom_order_vrank(o, r, top, p);
+    next = loom_order_vrank_real(o, v + 1, top, p);
+    prev = loom_order_vrank_real(o, v - 1, top, p);
     if (count == 0) {
         goto out;
     }

@@ -28,6 +28,9 @@
  * waits point up the chains, to earlier segments, so they cannot form a
  * cycle even when every send waits for its receive.
  *
+ * Under a rank order (team.h) the chains of each node and rack run in
+ * position order (hier_layout.h); racks keep the topology's numbering.
+ *
  * Partial results meet in chain order, not rank order: commutative ops
  * only (the plan refuses the others, and the selection hands them to the
  * binomial tree).  Each element is reduced by one expression on one
@@ -75,8 +78,9 @@ loom_status_t loom_reduce_hier_plan(const loom_coll_args_t *args, loom_team_t *t
     }
     /* The layout, its index, and per (chain below, slot) the last step
      * that used the slot. */
-    status = loom_hier_layout_init(&lay, team, sched, loom_hier_index_ints(team) + 3 * depth,
-                                   &ints);
+    status = loom_hier_layout_init_ordered(&lay, team, sched, loom_sched_reduce_order(sched),
+                                           loom_hier_index_ints(team) + 3 * depth,
+                                           &ints);
     if (status != LOOM_OK) {
         goto out;
     }

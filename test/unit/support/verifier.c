@@ -67,6 +67,10 @@ int vf_fail(vf_t *vf, loom_verify_verdict_t verdict, const char *fmt, ...)
                  pa->in_place ? "in-place" : "out-of-place",
                  pa->op == LOOM_VERIFY_OP_SUM ? "sum" : "matrix", pa->seg_bytes,
                  pa->depth, pa->ranks_per_node, (unsigned long long)pa->seed);
+    if (n >= 0 && (size_t)n < sizeof(rep->message) && vf->rank_order != NULL) {
+        n += snprintf(rep->message + n, sizeof(rep->message) - (size_t)n, " rank order %s",
+                      pa->rank_order != NULL ? "given" : "drawn from the seed");
+    }
     if (n >= 0 && (size_t)n < sizeof(rep->message)) {
         n += snprintf(rep->message + n, sizeof(rep->message) - (size_t)n,
                       vf->coll->rooted ? " root=%d: " : ": ", pa->root);
@@ -145,8 +149,12 @@ static int vf_setup_rank(vf_t *vf, int r, const loom_team_params_t *tp, uint32_t
         return -1;
     }
     /* Every rank's team agrees on the sequence number, as after any
-     * number of earlier collectives. */
+     * number of earlier collectives, and on the rank order from it on. */
     rk->team->next_seq = seq;
+    if (vf->rank_order != NULL &&
+        loom_team_set_order(rk->team, vf->rank_order, vf->p, seq) != LOOM_OK) {
+        return -1;
+    }
     vf->coll->layout(pa, r, lay);
     if (lay->has_recv) {
         rk->recvbuf = malloc((lay->recv_elems ? lay->recv_elems : 1) * vf->esize);
@@ -187,6 +195,32 @@ static int vf_setup_rank(vf_t *vf, int r, const loom_team_params_t *tp, uint32_t
     return 0;
 }
 
+/* The teams' rank order: the one given, or one drawn from the seed
+ * (Fisher-Yates), or none.  0, or -1 out of memory. */
+static int vf_setup_order(vf_t *vf)
+{
+    const loom_verify_params_t *pa = vf->params;
+    int i, j, t;
+
+    if (pa->rank_order == NULL && !pa->rank_permute) {
+        return 0;
+    }
+    vf->rank_order = malloc(sizeof(int) * (size_t)vf->p);
+    if (vf->rank_order == NULL) {
+        return -1;
+    }
+    for (i = 0; i < vf->p; ++i) {
+        vf->rank_order[i] = pa->rank_order != NULL ? pa->rank_order[i] : i;
+    }
+    for (i = vf->p - 1; pa->rank_order == NULL && i > 0; --i) {
+        j = (int)(vf_hash(pa->seed, i, 0, 11) % (uint64_t)(i + 1));
+        t = vf->rank_order[i];
+        vf->rank_order[i] = vf->rank_order[j];
+        vf->rank_order[j] = t;
+    }
+    return 0;
+}
+
 static int vf_setup(vf_t *vf)
 {
     const loom_verify_params_t *pa = vf->params;
@@ -199,7 +233,7 @@ static int vf_setup(vf_t *vf)
     };
     int r, rc = -1;
 
-    if (peers == NULL) {
+    if (peers == NULL || vf_setup_order(vf) != 0) {
         goto out;
     }
     if (pa->ranks_per_node > 0 || pa->node_of != NULL) {
@@ -593,6 +627,7 @@ static void vf_destroy(vf_t *vf)
         free(rk->sendbuf);
     }
     free(vf->ranks);
+    free(vf->rank_order);
     free(vf->steps);
     free(vf->rdep);
     free(vf->starts.a);

@@ -18,6 +18,8 @@
  *
  * Inputs are fingerprints of (rank, element), so a missing, duplicated or
  * (with the non-commutative op) misordered contribution changes the result.
+ * The teams may carry a rank order (rank_order, rank_permute): every
+ * result must stay what it is without one.
  */
 #ifndef LOOM_TEST_VERIFIER_H
 #define LOOM_TEST_VERIFIER_H
@@ -96,6 +98,17 @@ typedef struct loom_verify_params {
                                           * ranks share one); NULL: one rack */
     uint64_t            seed;            /* inputs, context id, sequence number, order */
     loom_verify_order_t order;
+    /* The teams' rank order (engine/team.h), set on every rank's team to
+     * take effect at the planned collective: the rank at each position,
+     * nranks entries; NULL: rank_permute says.  The expected results do
+     * not change with it: a sum is the same sum in any order (the SUM
+     * fingerprints are exact), the non-commutative op and the
+     * reproducible mode must keep rank order (the same bits as without an
+     * order), and blocks and roots' data stay their ranks'. */
+    const int           *rank_order;
+    /* With rank_order NULL: 1 for a random order drawn from seed, 0 for
+     * rank order. */
+    int                 rank_permute;
 } loom_verify_params_t;
 
 /* A rank's buffers for one call, in elements of LOOM_VERIFY_ELEM_SIZE. */

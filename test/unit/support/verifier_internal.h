@@ -100,6 +100,7 @@ typedef struct vf {
     int                     p;
     size_t                  esize;
     vf_rank_t               *ranks;
+    int                     *rank_order;  /* the teams' order; NULL: rank order */
     int64_t                 nsteps;
     int64_t                 ndone;
     vf_step_t               *steps;     /* nsteps + 1 */

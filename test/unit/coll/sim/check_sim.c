@@ -11,6 +11,7 @@
 #include "coll/sim/fit.h"
 #include "coll/sim/model.h"
 #include "coll/sim/prog.h"
+#include "coll/core/bcast/bcast.h"
 #include "coll/core/engine/sched.h"
 #include "coll/core/engine/team.h"
 #include "tools/loom-sim/coll.h"
@@ -259,6 +260,12 @@ START_TEST(test_sim_options_rejected)
         { { "loom-sim", "--model", "/nonexistent/model" }, "--model" },
         { { "loom-sim", "--bogus" }, "--bogus" },
         { { "loom-sim", "calibrate" }, "--pingpong" },
+        { { "loom-sim", "--order", "0,2,0", "-p", "3" }, "appears twice" },
+        { { "loom-sim", "--order", "0,2", "-p", "2" }, "rank 1 is missing" },
+        { { "loom-sim", "--order", "random:x" }, "random:SEED" },
+        { { "loom-sim", "--order", "backwards" }, "reverse, random:SEED" },
+        { { "loom-sim", "--order", "3,1,0,2" }, "needs -p 4" },
+        { { "loom-sim", "--order", "3,1,0,2", "-p", "8" }, "needs -p 4" },
     };
     loom_sim_options_t o;
     char *msg = NULL;
@@ -310,6 +317,39 @@ START_TEST(test_sim_options_rejected)
         ck_assert_str_eq(o.coll->engine->alg_names[o.algs[0]], "recursive_halving");
         ck_assert_str_eq(o.coll->engine->alg_names[o.algs[2]], "hierarchical");
         ck_assert_int_eq(o.algs[3], 0);
+    }
+    {
+        /* --order: none by default; reverse and random for any rank
+         * count, a list for its own. */
+        const char *rev[] = { "loom-sim", "--order", "reverse" };
+        const char *rnd[] = { "loom-sim", "--order", "random:7", "-p", "6" };
+        const char *list[] = { "loom-sim", "-p", "4", "--order", "3,1,0,2" };
+        int order[6], again[6], seen = 0, k;
+
+        ck_assert_int_eq(loom_sim_options_parse(1, (char **)list, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_int_eq(loom_sim_order_fill(&o, 4, order), 0);
+        ck_assert_int_eq(loom_sim_options_parse(3, (char **)rev, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_int_eq(loom_sim_order_fill(&o, 5, order), 1);
+        ck_assert_int_eq(order[0], 4);
+        ck_assert_int_eq(order[4], 0);
+        ck_assert_int_eq(loom_sim_options_parse(5, (char **)list, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_int_eq(loom_sim_order_fill(&o, 4, order), 1);
+        ck_assert_int_eq(order[0], 3);
+        ck_assert_int_eq(order[1], 1);
+        ck_assert_int_eq(order[2], 0);
+        ck_assert_int_eq(order[3], 2);
+        ck_assert_int_eq(loom_sim_options_parse(5, (char **)rnd, stderr, &o),
+                         LOOM_SIM_PARSE_OK);
+        ck_assert_int_eq(loom_sim_order_fill(&o, 6, order), 1);
+        ck_assert_int_eq(loom_sim_order_fill(&o, 6, again), 1);
+        for (k = 0; k < 6; ++k) {
+            ck_assert_int_eq(order[k], again[k]);     /* the seed decides */
+            seen |= 1 << order[k];
+        }
+        ck_assert_int_eq(seen, 0x3F);                 /* a permutation */
     }
     {
         /* -j: the cores online unless told, at most 4; told, as told. */
@@ -410,6 +450,41 @@ static void assert_same_result(const loom_sim_result_t *a, const loom_sim_result
 /* One program rebuilt for algorithm after algorithm and size after size
  * (larger, then smaller: its arrays hold stale steps past the new end),
  * and run twice, gives what a fresh program gives, to the last bit. */
+/* The layout's rank order reaches the simulated team: a chain bcast
+ * over two nodes of four ranks crosses between them once in rank order,
+ * at every hop when the order alternates the nodes, four flows sharing
+ * each node's link, and takes longer. */
+START_TEST(test_sim_rank_order)
+{
+    const int alternate[8] = { 0, 4, 1, 5, 2, 6, 3, 7 }, twice[8] = { 0, 1, 2, 3, 4, 5, 6, 6 };
+    loom_sim_result_t res[2];
+    loom_sim_layout_t *lay;
+    loom_sim_prog_t *prog;
+    loom_sim_model_t m;
+    int k;
+
+    loom_sim_model_default(&m);
+    m.ranks_per_node = 4;
+    m.nics_per_node = 1;            /* a node's ranks share its link */
+    m.map = LOOM_SIM_MAP_CORE;
+    ck_assert_int_eq(loom_sim_layout_create(&m, 8, &lay), LOOM_OK);
+    ck_assert_int_eq(loom_sim_layout_set_order(lay, twice), LOOM_ERR_INVALID_PARAM);
+    ck_assert_ptr_null(lay->order);
+    for (k = 0; k < 2; ++k) {
+        ck_assert_int_eq(loom_sim_layout_set_order(lay, k ? alternate : NULL), LOOM_OK);
+        ck_assert_int_eq(loom_sim_prog_build(&(loom_sim_build_params_t){
+                             .layout = lay, .plan = loom_bcast_chain_plan,
+                             .bytes = 16 << 20, .seg_bytes = 256 << 10, .fold = 1 },
+                             &prog), LOOM_OK);
+        ck_assert_int_eq(loom_sim_prog_run(prog, &m, &res[k]), LOOM_OK);
+        loom_sim_prog_destroy(prog);
+    }
+    ck_assert_msg(res[1].time_s > res[0].time_s * 1.2, "alternating nodes %.6g s, rank "
+                  "order %.6g s", res[1].time_s, res[0].time_s);
+    loom_sim_layout_destroy(lay);
+}
+END_TEST
+
 START_TEST(test_sim_prog_reused)
 {
     static const loom_allreduce_alg_t algs[] = { LOOM_ALLREDUCE_RING, LOOM_ALLREDUCE_HIER,
@@ -573,6 +648,7 @@ int main(void)
     tcase_add_test(tc, test_sim_calibrate_recovers);
     tcase_add_test(tc, test_sim_options_rejected);
     tcase_add_test(tc, test_sim_prog_reused);
+    tcase_add_test(tc, test_sim_rank_order);
     tcase_add_test(tc, test_sim_message_overhead);
     tcase_add_test(tc, test_sim_connection_in_order);
     tcase_add_test(tc, test_sim_pairing_matches_tags);

@@ -165,6 +165,7 @@ static void run(const hier_case_t *c, const loom_verify_coll_t *coll, const char
         .depth = (int)((seed >> 8) % 3),    /* reduce's slots: 0 = its default */
         .node_of = c->node_of, .rack_of = c->rack_of, .seed = seed,
         .order = seed % 2 ? LOOM_VERIFY_ORDER_LATE_DELIVERY : LOOM_VERIFY_ORDER_UNIFORM,
+        .rank_permute = (int)((seed >> 3) & 1),   /* a random rank order, every other */
     };
     loom_verify_report_t rep;
 

@@ -31,6 +31,7 @@ static void rs_case(int alg, int p, size_t count, unsigned which)
         .seed = ((uint64_t)p << 32) ^ ((uint64_t)count << 8) ^ which,
         .order = (which / 3) % 2 ? LOOM_VERIFY_ORDER_LATE_DELIVERY
                                  : LOOM_VERIFY_ORDER_UNIFORM,
+        .rank_permute = (int)((which / 2) % 2),   /* a random rank order, every other */
     };
     loom_verify_report_t rep;
     int op, last = a->noncommutative ? LOOM_VERIFY_OP_MATRIX : LOOM_VERIFY_OP_SUM;

@@ -78,6 +78,7 @@ static void rooted_case(const rooted_alg_t *alg, int p, size_t count, int root,
                     ((uint64_t)which << 56)),
         .order = (which / 3) % 2 ? LOOM_VERIFY_ORDER_LATE_DELIVERY
                                  : LOOM_VERIFY_ORDER_UNIFORM,
+        .rank_permute = (int)((which / 2) % 2),   /* a random rank order, every other */
     };
     loom_verify_report_t rep;
     int op, last = alg->reduces || which % 4 == 0 ? LOOM_VERIFY_OP_MATRIX

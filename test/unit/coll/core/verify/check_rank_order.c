@@ -1,0 +1,288 @@
+/*
+ * The rank order is honoured (engine/team.h): under an order pi (the rank
+ * at each position), the rank at position j plans the schedule that rank
+ * j plans without an order, with every peer q replaced by pi[q] (and a
+ * root R by pi[R]): step for step the same types, sizes, tags,
+ * dependencies and memory.  An algorithm that ignored the order would
+ * plan rank pi[j]'s own schedule instead, whose peers differ.  Where the
+ * order must not change a bit (a non-commutative op, the reproducible
+ * mode) every rank plans exactly the schedule it plans without an order.
+ * The verifier's sweeps (check_verifier*.c) check the results under
+ * random orders; this checks that the order is followed at all.
+ */
+#include "coll/core/allreduce/allreduce.h"
+#include "coll/core/bcast/bcast.h"
+#include "coll/core/reduce/reduce.h"
+
+#include <check.h>
+#include "test/unit/support/check_main.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COUNT 1000
+#define ESIZE 4
+#define MAX_P 16
+
+static char sendbuf[COUNT * ESIZE], recvbuf[COUNT * ESIZE];
+
+static void no_reduce(const void *src, void *dst, size_t count, void *ctx)
+{
+    (void)src, (void)dst, (void)count, (void)ctx;
+}
+
+typedef struct order_alg {
+    const char      *name;
+    loom_plan_fn_t  plan;
+    int             rooted;
+    int             commutative;    /* the op the call passes */
+    int             reproducible;
+    int             follows;        /* 1: places ranks by the order; 0: ignores it */
+} order_alg_t;
+
+static const order_alg_t algs[] = {
+    { "bcast binomial", loom_bcast_binomial_plan, 1, 1, 0, 1 },
+    { "bcast chain", loom_bcast_chain_plan, 1, 1, 0, 1 },
+    { "bcast hierarchical", loom_bcast_hier_plan, 1, 1, 0, 1 },
+    /* Nothing is reduced: the op does not matter. */
+    { "bcast chain, non-commutative op", loom_bcast_chain_plan, 1, 0, 0, 1 },
+    { "reduce binomial", loom_reduce_binomial_plan, 1, 1, 0, 1 },
+    { "reduce chain", loom_reduce_chain_plan, 1, 1, 0, 1 },
+    { "reduce hierarchical", loom_reduce_hier_plan, 1, 1, 0, 1 },
+    { "reduce binomial, non-commutative", loom_reduce_binomial_plan, 1, 0, 0, 0 },
+    { "reduce chain, non-commutative", loom_reduce_chain_plan, 1, 0, 0, 0 },
+    { "reduce chain, reproducible", loom_reduce_chain_plan, 1, 1, 1, 0 },
+    { "reduce reproducible", loom_reduce_canonical_plan, 1, 1, 1, 0 },
+    { "allreduce recursive doubling", loom_allreduce_rd_plan, 0, 1, 0, 1 },
+    { "allreduce double binary tree", loom_allreduce_dbtree_plan, 0, 1, 0, 1 },
+    { "allreduce recursive doubling, non-commutative", loom_allreduce_rd_plan, 0, 0, 0, 0 },
+    { "allreduce recursive doubling, reproducible", loom_allreduce_rd_plan, 0, 1, 1, 0 },
+    { "allreduce reproducible", loom_allreduce_canonical_plan, 0, 1, 1, 0 },
+};
+#define NALGS ((int)(sizeof(algs) / sizeof(algs[0])))
+
+/* Where a step's memory is: the call's buffers by address, the
+ * schedule's scratch by offset (two schedules have their own). */
+static uintptr_t where(const loom_sched_t *s, const void *ptr)
+{
+    const char *p = ptr, *scratch = s->scratch;
+
+    if (scratch != NULL && p >= scratch && p < scratch + s->scratch_bytes) {
+        return (uintptr_t)(p - scratch) | ((uintptr_t)1 << 62);
+    }
+    return (uintptr_t)p;
+}
+
+/* b is a with every peer q replaced by map[q]. */
+static void check_mapped(const loom_sched_t *a, const loom_sched_t *b, const int *map,
+                         const char *what)
+{
+    const loom_step_desc_t *x, *y;
+    int i, k, msg;
+
+    ck_assert_msg(a->nsteps == b->nsteps, "%s: %d steps under the order, %d without", what,
+                  b->nsteps, a->nsteps);
+    for (i = 0; i < a->nsteps; ++i) {
+        x = &a->steps[i].desc;
+        y = &b->steps[i].desc;
+        msg = x->type == LOOM_STEP_SEND || x->type == LOOM_STEP_RECV;
+        ck_assert_msg(x->type == y->type && x->tag_step == y->tag_step &&
+                      x->bytes == y->bytes && x->ndeps == y->ndeps &&
+                      where(a, x->src) == where(b, y->src) &&
+                      where(a, x->dst) == where(b, y->dst),
+                      "%s: step %d differs beyond its peer", what, i);
+        ck_assert_msg(!msg || y->peer == map[x->peer],
+                      "%s: step %d's peer is %d, where the order places %d (rank %d "
+                      "without an order)", what, i, y->peer, map[x->peer], x->peer);
+        for (k = 0; k < x->ndeps; ++k) {
+            ck_assert_int_eq(x->deps[k], y->deps[k]);
+        }
+    }
+}
+
+static loom_team_t *make_team(int p, const uint64_t *keys, const int *order)
+{
+    int peers[MAX_P], r;
+    loom_team_t *team;
+
+    for (r = 0; r < p; ++r) {
+        peers[r] = r;
+    }
+    ck_assert_int_eq(loom_team_create(&(loom_team_params_t){ .size = p, .rank = 0,
+                                                             .peers = peers,
+                                                             .node_keys = keys,
+                                                             .context_id = 5 }, &team),
+                     LOOM_OK);
+    if (order != NULL) {
+        ck_assert_int_eq(loom_team_set_order(team, order, p, team->next_seq), LOOM_OK);
+    }
+    return team;
+}
+
+/* Every rank of alg on p ranks (node keys keys, NULL: a node each) under
+ * order pi, against the same without an order, from root R. */
+static void check_alg(const order_alg_t *alg, int p, const uint64_t *keys, const int *pi,
+                      int R)
+{
+    loom_team_t *plain = make_team(p, keys, NULL), *ordered = make_team(p, keys, pi);
+    loom_coll_args_t args = {
+        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = COUNT, .elem_size = ESIZE,
+        .op = { .fn = no_reduce, .commutative = alg->commutative },
+        .reproducible = alg->reproducible, .seg_bytes = 256, .depth = 2,
+    };
+    int ident[MAX_P], j, r;
+    const int *map = alg->follows ? pi : ident;
+    loom_sched_t *a, *b;
+    loom_status_t sa, sb;
+    char what[160];
+
+    for (j = 0; j < p; ++j) {
+        ident[j] = j;
+    }
+    for (j = 0; j < p; ++j) {
+        /* Rank j without an order; rank map[j], at position j, under it. */
+        r = map[j];
+        plain->rank = j;
+        ordered->rank = r;
+        args.root = R;
+        sa = alg->plan(&args, plain, &a);
+        args.root = alg->rooted ? map[R] : 0;
+        sb = alg->plan(&args, ordered, &b);
+        snprintf(what, sizeof(what), "%s p=%d root %d, rank %d at position %d", alg->name,
+                 p, args.root, r, j);
+        ck_assert_msg(sa == sb, "%s: planned %d without the order, %d with it", what, sa, sb);
+        if (sa != LOOM_OK) {
+            continue;
+        }
+        check_mapped(a, b, map, what);
+        loom_sched_destroy(a);
+        loom_sched_destroy(b);
+    }
+    plain->rank = ordered->rank = 0;
+    loom_team_destroy(plain);
+    loom_team_destroy(ordered);
+}
+
+static uint64_t next_rand(uint64_t *s)
+{
+    *s = *s * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+    return *s >> 33;
+}
+
+/* A random permutation of [lo, hi) into pi[lo..hi). */
+static void shuffle(int *pi, int lo, int hi, uint64_t *s)
+{
+    int i, j, t;
+
+    for (i = lo; i < hi; ++i) {
+        pi[i] = i;
+    }
+    for (i = hi - 1; i > lo; --i) {
+        j = lo + (int)(next_rand(s) % (uint64_t)(i - lo + 1));
+        t = pi[i];
+        pi[i] = pi[j];
+        pi[j] = t;
+    }
+}
+
+static const int sizes[] = { 2, 3, 4, 5, 7, 8, 12, 13 };
+#define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+
+/* A node per rank, random and reversed orders, three roots. */
+START_TEST(test_order_followed)
+{
+    const order_alg_t *alg = &algs[_i];
+    uint64_t seed = 77 + (uint64_t)_i;
+    int pi[MAX_P], n, p, k, R;
+
+    for (n = 0; n < NSIZES; ++n) {
+        p = sizes[n];
+        for (k = 0; k < 3; ++k) {
+            if (k == 0) {
+                for (R = 0; R < p; ++R) {
+                    pi[R] = p - 1 - R;
+                }
+            } else {
+                shuffle(pi, 0, p, &seed);
+            }
+            for (R = 0; R < p; R += (p > 3 ? p / 2 : 1)) {
+                check_alg(alg, p, NULL, pi, alg->rooted ? R : 0);
+            }
+        }
+    }
+}
+END_TEST
+
+/* Nodes: all ranks on one node, any order; nodes of three consecutive
+ * ranks, orders that move ranks inside their nodes.  The hierarchical
+ * chains then follow the order inside every node. */
+START_TEST(test_order_followed_nodes)
+{
+    const order_alg_t *alg = &algs[_i];
+    uint64_t seed = 991 + (uint64_t)_i, keys[MAX_P];
+    int pi[MAX_P], n, p, r, b;
+
+    for (n = 0; n < NSIZES; ++n) {
+        p = sizes[n];
+        for (r = 0; r < p; ++r) {
+            keys[r] = 42;
+        }
+        shuffle(pi, 0, p, &seed);
+        check_alg(alg, p, keys, pi, alg->rooted ? p - 1 : 0);
+        for (r = 0; r < p; ++r) {
+            keys[r] = (uint64_t)(r / 3) + 100;
+        }
+        for (b = 0; b < p; b += 3) {
+            shuffle(pi, b, b + 3 < p ? b + 3 : p, &seed);
+        }
+        check_alg(alg, p, keys, pi, alg->rooted ? 1 % p : 0);
+    }
+}
+END_TEST
+
+/* The check itself sees an order ignored: the binomial bcast planned
+ * without the order stands in for the ordered one. */
+START_TEST(test_ignoring_is_caught)
+{
+    const int pi[4] = { 2, 0, 3, 1 };
+    loom_team_t *plain = make_team(4, NULL, NULL);
+    loom_coll_args_t args = { .sendbuf = sendbuf, .recvbuf = recvbuf, .count = COUNT,
+                              .elem_size = ESIZE, .root = 2 };
+    loom_sched_t *a, *b;
+    int j, differ = 0;
+
+    for (j = 0; j < 4; ++j) {
+        plain->rank = j;
+        args.root = 0;
+        ck_assert_int_eq(loom_bcast_binomial_plan(&args, plain, &a), LOOM_OK);
+        plain->rank = pi[j];
+        args.root = pi[0];
+        ck_assert_int_eq(loom_bcast_binomial_plan(&args, plain, &b), LOOM_OK);
+        differ += a->nsteps != b->nsteps ||
+                  (a->nsteps > 0 && pi[a->steps[0].desc.peer] != b->steps[0].desc.peer);
+        loom_sched_destroy(a);
+        loom_sched_destroy(b);
+    }
+    ck_assert_int_gt(differ, 0);
+    plain->rank = 0;
+    loom_team_destroy(plain);
+}
+END_TEST
+
+static Suite *rank_order_suite(void)
+{
+    Suite *s = suite_create("rank_order");
+    TCase *tc = tcase_create("followed");
+
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_order_followed, 0, NALGS);
+    tcase_add_loop_test(tc, test_order_followed_nodes, 0, NALGS);
+    tcase_add_test(tc, test_ignoring_is_caught);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return loom_check_run(rank_order_suite());
+}
