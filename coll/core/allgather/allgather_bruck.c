@@ -29,19 +29,33 @@
  * that one step (the latest receive) stands for everything gathered so
  * far; the messages are small when Bruck is chosen, and a transport keeps
  * a message that arrives early until its receive is posted.
+ *
+ * The rounds are the Bruck phase (phase.h) over the ranks in team order;
+ * the copies into and out of the gathering buffer are this plan's.
  */
 #include "coll/core/allgather/allgather.h"
 #include "coll/core/parts/blocks.h"
 #include "coll/core/parts/partition.h"
+#include "coll/core/parts/phase.h"
+
+/* Bytes of the blocks of ranks i .. i+m-1 (mod p), packed. */
+static size_t loom_bruck_run(const loom_bruck_phase_t *ph, int i, int m)
+{
+    const loom_blocks_t *blocks = ph->ctx;
+
+    return loom_blocks_run(blocks, i, m) * ph->sched->args.elem_size;
+}
 
 loom_status_t loom_allgather_bruck_plan(const loom_coll_args_t *args, loom_team_t *team,
                                         loom_sched_t **sched_p)
 {
-    int p = team->size, r = team->rank, d, m, round, last, recv, i, b, start;
+    int p = team->size, r = team->rank, i, b, start, *ranks;
     size_t esize = args->elem_size, run_bytes, own_bytes;
     char *buf = args->recvbuf, *tmp, *run_dst;
     const char *own;
     loom_blocks_t blocks;
+    loom_bruck_phase_t ph = { .n = p, .me = r, .run = loom_bruck_run, .ctx = &blocks,
+                              .tag_base = 1 };
     loom_sched_t *sched;
     loom_status_t status;
 
@@ -68,18 +82,19 @@ loom_status_t loom_allgather_bruck_plan(const loom_coll_args_t *args, loom_team_
     if (status != LOOM_OK) {
         goto out;
     }
-    /* tmp + run(r, i) * esize is where rotated block i (rank r+i) goes. */
-    last = loom_sched_copy(sched, own, tmp, own_bytes, LOOM_NO_DEPS);
-    for (d = 1, round = 1; d < p; d *= 2, ++round) {
-        m = d < p - d ? d : p - d;
-        loom_sched_send(sched, loom_mod(r - d, p), (uint32_t)round, tmp,
-                        loom_blocks_run(&blocks, r, m) * esize, LOOM_DEPS(last));
-        recv = loom_sched_recv(sched, loom_mod(r + d, p), (uint32_t)round,
-                               tmp + loom_blocks_run(&blocks, r, d) * esize,
-                               loom_blocks_run(&blocks, loom_mod(r + d, p), m) * esize,
-                               LOOM_DEPS(last));
-        last = recv >= 0 ? recv : last;
+    status = loom_sched_alloc_ints(sched, p, &ranks);
+    if (status != LOOM_OK) {
+        goto out;
     }
+    for (i = 0; i < p; ++i) {
+        ranks[i] = i;
+    }
+    /* tmp + run(r, i) * esize is where rotated block i (rank r+i) goes. */
+    ph.sched = sched;
+    ph.ranks = ranks;
+    ph.tmp = tmp;
+    ph.last = loom_sched_copy(sched, own, tmp, own_bytes, LOOM_NO_DEPS);
+    loom_phase_bruck(&ph);
 
     /* Unrotate: runs of blocks r+1, r+2, ... that lie back to back in the
      * receive buffer go in one copy (tmp holds them back to back). */
@@ -95,7 +110,7 @@ loom_status_t loom_allgather_bruck_plan(const loom_coll_args_t *args, loom_team_
         } while (start < p &&
                  loom_blocks_offset(&blocks, b) * esize == (size_t)(run_dst - buf) + run_bytes);
         loom_sched_copy(sched, tmp + loom_blocks_run(&blocks, r, i) * esize, run_dst,
-                        run_bytes, LOOM_DEPS(last));
+                        run_bytes, LOOM_DEPS(ph.last));
     }
 
 out:

@@ -28,42 +28,43 @@
  * large n; its p-1 latency terms lose to Bruck's ceil(log2 p) for small n.
  * For allgatherv each round lasts as long as its largest block, so very
  * uneven counts favour Bruck, which moves whole runs of blocks.
+ *
+ * The ring is the allgather ring phase (phase.h) over the ranks in team
+ * order, its block j rank j's block.
  */
 #include "coll/core/allgather/allgather.h"
 #include "coll/core/parts/blocks.h"
 #include "coll/core/parts/partition.h"
-#include "coll/core/parts/ring_segs.h"
+#include "coll/core/parts/phase.h"
 #include "coll/core/engine/tag.h"
 
 typedef struct loom_agring {
     loom_blocks_t       blocks;
-    char                *buf;       /* the receive buffer */
-    size_t              esize;
-    loom_ring_segs_t    segs;
+    int                 r;
 } loom_agring_t;
 
-static int loom_agring_nseg(const loom_agring_t *c, int block)
+/* Block j: in place in the receive buffer; rank r's own from where the
+ * caller has it (the send buffer, out of place). */
+static loom_phase_block_t loom_agring_block(const loom_phase_cut_t *cut, int j)
 {
-    return loom_ring_segs_count(&c->segs, loom_blocks_count(&c->blocks, block));
-}
+    const loom_agring_t *c = cut->ctx;
+    char *at = cut->at + loom_blocks_offset(&c->blocks, j) * cut->esize;
 
-/* Offset (elements from the block's start) and bytes of segment j. */
-static size_t loom_agring_seg(const loom_agring_t *c, int block, int j, size_t *bytes_p)
-{
-    *bytes_p = loom_ring_segs_len(&c->segs, loom_blocks_count(&c->blocks, block), j) *
-               c->esize;
-    return (size_t)j * c->segs.seg;
+    return (loom_phase_block_t){ .at = at, .in = j == c->r ? cut->in : at,
+                                 .n = loom_blocks_count(&c->blocks, j) };
 }
 
 loom_status_t loom_allgather_ring_plan(const loom_coll_args_t *args, loom_team_t *team,
                                        loom_sched_t **sched_p)
 {
-    loom_agring_t c = { .buf = args->recvbuf, .esize = args->elem_size };
-    int p = team->size, r = team->rank, right, left, k, j, nseg, send_block, recv_block;
-    const char *own;
-    size_t first, bytes;
-    int *last_recv;
-    loom_sched_t *sched;
+    loom_agring_t c = { .r = team->rank };
+    int p = team->size, r = team->rank, *ints, *ranks, i, nlast;
+    size_t esize = args->elem_size;
+    loom_ring_phase_t ph = {
+        .n = p, .me = r,
+        .cut = { .block = loom_agring_block, .at = args->recvbuf, .esize = esize,
+                 .ctx = &c },
+    };
     loom_status_t status;
 
     status = loom_blocks_init(&c.blocks, p, args->count, args->counts, args->displs);
@@ -76,53 +77,44 @@ loom_status_t loom_allgather_ring_plan(const loom_coll_args_t *args, loom_team_t
         loom_blocks_fini(&c.blocks);
         return LOOM_ERR_UNSUPPORTED;
     }
-    status = loom_sched_create(team, args, LOOM_ALLGATHER_RING, &sched);
+    status = loom_sched_create(team, args, LOOM_ALLGATHER_RING, &ph.sched);
     if (status != LOOM_OK) {
         loom_blocks_fini(&c.blocks);
         return status;
     }
-    own = args->in_place ? c.buf + loom_blocks_offset(&c.blocks, r) * c.esize
-                         : (const char *)args->sendbuf;
+    ph.cut.in = args->in_place ? ph.cut.at + loom_blocks_offset(&c.blocks, r) * esize
+                               : (const char *)args->sendbuf;
     if (!args->in_place) {
-        loom_sched_copy(sched, own, c.buf + loom_blocks_offset(&c.blocks, r) * c.esize,
-                        loom_blocks_count(&c.blocks, r) * c.esize, LOOM_NO_DEPS);
+        loom_sched_copy(ph.sched, ph.cut.in,
+                        ph.cut.at + loom_blocks_offset(&c.blocks, r) * esize,
+                        loom_blocks_count(&c.blocks, r) * esize, LOOM_NO_DEPS);
     }
     if (p == 1 || c.blocks.max == 0) {
         goto out;
     }
 
-    c.segs = loom_ring_segs_make(args->seg_bytes, c.esize, c.blocks.max, (uint64_t)(p - 1));
-    /* Per segment index, the receive of the previous round: the block the
-     * next round forwards. */
-    status = loom_sched_alloc_ints(sched, c.segs.nseg_max, &last_recv);
+    ph.segs = loom_segs_make(args->seg_bytes, esize, c.blocks.max, (uint64_t)(p - 1));
+    /* The ranks in ring order; per block and segment the last step on it
+     * (the receive a later round forwards). */
+    nlast = p * ph.segs.nseg_max;
+    status = loom_sched_alloc_ints(ph.sched, p + nlast, &ints);
     if (status != LOOM_OK) {
         goto out;
     }
-    right = loom_mod(r + 1, p);
-    left = loom_mod(r - 1, p);
-    for (k = 0; k < p - 1; ++k) {
-        send_block = loom_mod(r - k, p);
-        nseg = loom_agring_nseg(&c, send_block);
-        for (j = 0; j < nseg; ++j) {
-            first = loom_agring_seg(&c, send_block, j, &bytes);
-            loom_sched_send(sched, right, (uint32_t)(k * c.segs.nseg_max + j),
-                            k == 0 ? own + first * c.esize
-                                   : c.buf + (loom_blocks_offset(&c.blocks, send_block) +
-                                              first) * c.esize,
-                            bytes, k == 0 ? LOOM_NO_DEPS : LOOM_DEPS(last_recv[j]));
-        }
-        recv_block = loom_mod(r - k - 1, p);
-        nseg = loom_agring_nseg(&c, recv_block);
-        for (j = 0; j < nseg; ++j) {
-            first = loom_agring_seg(&c, recv_block, j, &bytes);
-            last_recv[j] = loom_sched_recv(
-                sched, left, (uint32_t)(k * c.segs.nseg_max + j),
-                c.buf + (loom_blocks_offset(&c.blocks, recv_block) + first) * c.esize, bytes,
-                LOOM_NO_DEPS);
-        }
+    ranks = ints;
+    ph.last = ranks + p;
+    for (i = 0; i < p; ++i) {
+        ranks[i] = i;
     }
+    for (i = 0; i < nlast; ++i) {
+        ph.last[i] = -1;
+    }
+    ph.ranks = ranks;
+    /* Round 0 sends the own block from where it is, not waiting for its
+     * copy into place. */
+    loom_phase_ag_ring(&ph);
 
 out:
     loom_blocks_fini(&c.blocks);
-    return loom_sched_plan_done(sched, sched_p);
+    return loom_sched_plan_done(ph.sched, sched_p);
 }

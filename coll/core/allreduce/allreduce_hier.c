@@ -71,10 +71,12 @@
 #include "coll/core/allreduce/allreduce.h"
 #include "coll/core/parts/hier_layout.h"
 #include "coll/core/parts/partition.h"
+#include "coll/core/parts/phase.h"
 #include "coll/core/engine/sched_join.h"
 #include "coll/core/engine/tag.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define LOOM_HIER_DEFAULT_DEPTH 4
 
@@ -92,8 +94,9 @@ typedef struct loom_hier {
     uint32_t        tag_base;       /* this segment's first tag step */
     int             slot_free;      /* step after which this segment's scratch is free */
     loom_hier_layout_t lay;
-    int             *rs_send;       /* the ring's reduce-scatter steps, per round */
-    int             *rs_red;
+    int             *ring_ranks;    /* the ring's members, in ring order (M) */
+    int             *ring_last;     /* the ring phases' last step per piece (M) */
+    int             *ring_reader;   /* the ring's slot: the step that last read it (1) */
 } loom_hier_t;
 
 /* Dependencies without repeats (a step must not wait on one step twice)
@@ -203,48 +206,50 @@ static int loom_hier_member(const loom_hier_t *h, int s, int t, int i)
     return h->R > 1 ? loom_hier_rack_owner(h, i, s, t) : loom_hier_owner(&h->lay, i, s);
 }
 
-/* The ring across racks (or nodes) on (s,t); returns the step after which
- * the sub-shard is final here.  done: its reduction below this level. */
+/* The ring across racks (or nodes) on (s,t): its piece j is the
+ * sub-shard's piece j+1 (mod M), so that member m ends the
+ * reduce-scatter with piece m+1, as the flat ring allreduce does. */
+typedef struct loom_hier_ring_cut {
+    const loom_hier_t   *h;
+    int                 s, t;
+} loom_hier_ring_cut_t;
+
+static loom_phase_block_t loom_hier_ring_block(const loom_phase_cut_t *cut, int j)
+{
+    const loom_hier_ring_cut_t *c = cut->ctx;
+    size_t bytes;
+    char *at = loom_hier_piece(c->h, c->s, c->t, j + 1 == c->h->M ? 0 : j + 1, &bytes);
+
+    return (loom_phase_block_t){ .at = at, .in = at, .n = bytes / c->h->esize };
+}
+
+/* The ring across racks (or nodes) on (s,t): a reduce-scatter ring and an
+ * allgather ring (phase.h) among its M members, whole pieces, one scratch
+ * slot (free once the segment that used this area before is done with
+ * it).  Returns the step after which the sub-shard is final here.  done:
+ * its reduction below this level, which every piece waits for. */
 static int loom_hier_ring(loom_hier_t *h, int s, int t, int done, char *scratch)
 {
     loom_sched_t *sched = h->sched;
-    int M = h->M, m, k, first = sched->nsteps, right, left, last;
-    int send = -1, recv, red = -1, reader = -1;
-    size_t bytes, rbytes;
-    char *sb, *rb;
+    loom_hier_ring_cut_t rc = { .h = h, .s = s, .t = t };
+    loom_slots_t slot = { .base = scratch, .depth = 1, .reader = h->ring_reader };
+    loom_ring_phase_t ph = {
+        .sched = sched, .ranks = h->ring_ranks, .n = h->M, .last = h->ring_last,
+        .cut = { .block = loom_hier_ring_block, .esize = h->esize, .ctx = &rc },
+        .segs = { .seg = SIZE_MAX, .nseg_max = 1 }, .slots = &slot,
+        .tag_base = loom_hier_tag_ring(h, s, t, 0),
+    };
+    int first = sched->nsteps, last, i;
 
-    for (m = 0; m < M && loom_hier_member(h, s, t, m) != h->r; ++m) {
+    for (i = 0; i < h->M; ++i) {
+        h->ring_ranks[i] = loom_hier_member(h, s, t, i);
+        ph.me = h->ring_ranks[i] == h->r ? i : ph.me;
+        h->ring_last[i] = done;
     }
-    right = loom_hier_member(h, s, t, (m + 1) % M);
-    left = loom_hier_member(h, s, t, (m + M - 1) % M);
-    /* Reduce-scatter ring: in round k send piece m-k, receive m-k-1 and
-     * reduce it; after M-1 rounds piece m+1 is final here. */
-    for (k = 0; k < M - 1; ++k) {
-        sb = loom_hier_piece(h, s, t, loom_mod(m - k, M), &bytes);
-        send = loom_sched_send(sched, right, loom_hier_tag_ring(h, s, t, k), sb, bytes,
-                               loom_hier_deps(k == 0 ? done : red, done, -1, -1));
-        rb = loom_hier_piece(h, s, t, loom_mod(m - k - 1, M), &rbytes);
-        /* One scratch slot: a receive waits for the last reduce that read
-         * it, and for the segment that used this area before. */
-        recv = loom_sched_recv(sched, left, loom_hier_tag_ring(h, s, t, k), scratch, rbytes,
-                               loom_hier_deps(reader, h->slot_free, -1, -1));
-        red = loom_sched_reduce(sched, scratch, rb, rbytes, loom_hier_deps(recv, red, done, -1));
-        reader = red >= 0 ? red : reader;
-        h->rs_send[k] = send;
-        h->rs_red[k] = red;
-    }
-    /* Allgather ring: in round k send piece m+1-k, receive m-k in place,
-     * once the reduce-scatter is done reading and writing it. */
-    last = red;
-    for (k = 0; k < M - 1; ++k) {
-        sb = loom_hier_piece(h, s, t, loom_mod(m + 1 - k, M), &bytes);
-        send = loom_sched_send(sched, right, loom_hier_tag_ring(h, s, t, M - 1 + k), sb, bytes,
-                               loom_hier_deps(last, red, done, -1));
-        rb = loom_hier_piece(h, s, t, loom_mod(m - k, M), &rbytes);
-        last = loom_sched_recv(sched, left, loom_hier_tag_ring(h, s, t, M - 1 + k), rb, rbytes,
-                               loom_hier_deps(h->rs_send[k], k > 0 ? h->rs_red[k - 1] : -1,
-                                              done, -1));
-    }
+    h->ring_reader[0] = h->slot_free;
+    loom_phase_rs_ring(&ph);
+    ph.tag_base = loom_hier_tag_ring(h, s, t, h->M - 1);
+    loom_phase_ag_ring(&ph);
     last = loom_sched_join(sched, first, sched->nsteps);
     return last >= 0 ? last : done;
 }
@@ -438,18 +443,20 @@ loom_status_t loom_allreduce_hier_plan(const loom_coll_args_t *args, loom_team_t
     }
     /* Bookkeeping after the layout: per segment the node level's sends
      * and results per shard, the rack level's per sub-shard, the ring's
-     * per round; per scratch area, the step that frees it. */
+     * members, per piece its last step, and its slot's reader; per
+     * scratch area, the step that frees it. */
     status = loom_hier_layout_init(&h.lay, team, h.sched,
-                                   2 * p + 4 * team->num_nodes + depth, &ints);
+                                   2 * p + 4 * team->num_nodes + 1 + depth, &ints);
     if (status != LOOM_OK) {
         goto out;
     }
     h.S1 = h.lay.max_node;
     h.S2 = h.R > 1 ? h.lay.max_rack : 1;
     h.M = h.R > 1 ? h.R : h.lay.N;
-    h.rs_send = ints + 2 * h.S1 + 2 * h.S2;
-    h.rs_red = h.rs_send + h.M;
-    slot_free = h.rs_red + h.M;
+    h.ring_ranks = ints + 2 * h.S1 + 2 * h.S2;
+    h.ring_last = h.ring_ranks + h.M;
+    h.ring_reader = h.ring_last + h.M;
+    slot_free = h.ring_reader + 1;
     /* Every message of the schedule needs a tag of its own: decline when
      * one segment does not fit (a function of the team only, so every
      * rank declines), take larger segments when many do not. */

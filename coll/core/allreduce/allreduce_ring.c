@@ -26,10 +26,19 @@
  * Blocks are reduced in ring order, not rank order: commutative ops only.
  * Each block's final value is computed on one rank and copied to the
  * others, so all ranks end bitwise identical.
+ *
+ * Built of two phases (phase.h) over the ranks in team order: the
+ * reduce-scatter ring leaves rank r with its block, the allgather ring
+ * starts from it; block j of the phases is the buffer's block j+1, so
+ * that rank r ends the first phase with block r+1 of the buffer, as
+ * above.  Both phases cut their blocks alike (segs.h), over the rounds of
+ * both, and the allgather overwrites a block only after the
+ * reduce-scatter's send of it has left (the per-segment steps it hands
+ * on).
  */
 #include "coll/core/allreduce/allreduce.h"
 #include "coll/core/parts/partition.h"
-#include "coll/core/parts/ring_segs.h"
+#include "coll/core/parts/phase.h"
 #include "coll/core/engine/tag.h"
 
 #include <stddef.h>
@@ -37,167 +46,93 @@
 
 #define LOOM_RING_DEFAULT_DEPTH 4
 
-typedef struct loom_ring {
-    loom_sched_t    *sched;
-    char            *buf;       /* the receive buffer */
-    size_t          count;
-    size_t          esize;
-    loom_ring_segs_t segs;
-    int             p;
-    int             r;
-    loom_spread_t   cut;        /* the blocks (partition.h), worked out once */
-} loom_ring_t;
-
-/* A block's first element, elements and segments: worked out once per
- * round, not per segment (a ring plans thousands of rounds). */
-typedef struct loom_ring_block {
-    size_t  first, n;
-    int     nseg;
-} loom_ring_block_t;
-
-/* Block (block mod p), for block in -p .. 2p - 1: the plan's r - k and
- * r + 1 - k, without a division. */
-static loom_ring_block_t loom_ring_block(const loom_ring_t *c, int block)
+/* Block j of the phases: the buffer's block j+1 (mod p) of the spread
+ * cut (partition.h), in the receive buffer and in the input. */
+static loom_phase_block_t loom_allreduce_ring_block(const loom_phase_cut_t *cut, int j)
 {
-    int b = block < 0 ? block + c->p : block >= c->p ? block - c->p : block;
-    size_t first = loom_spread_offset(c->cut, b), n = loom_spread_offset(c->cut, b + 1) - first;
+    const loom_spread_t *spread = cut->ctx;
+    int b = j + 1 == spread->p ? 0 : j + 1;
+    size_t first = loom_spread_offset(*spread, b);
 
-    return (loom_ring_block_t){ first, n, loom_ring_segs_count(&c->segs, n) };
-}
-
-/* Address and length of segment j of a block. */
-static char *loom_ring_seg(const loom_ring_t *c, const loom_ring_block_t *blk, int j,
-                           size_t *bytes_p)
-{
-    *bytes_p = loom_ring_segs_len(&c->segs, blk->n, j) * c->esize;
-    return c->buf + (blk->first + (size_t)j * c->segs.seg) * c->esize;
-}
-
-static uint32_t loom_ring_tag(const loom_ring_t *c, int round, int j)
-{
-    return (uint32_t)(round * c->segs.nseg_max + j);
+    return (loom_phase_block_t){ .at = cut->at + first * cut->esize,
+                                 .in = cut->in + first * cut->esize,
+                                 .n = loom_spread_offset(*spread, b + 1) - first };
 }
 
 loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t *team,
                                        loom_sched_t **sched_p)
 {
-    loom_ring_t c = {
-        .buf = args->recvbuf, .count = args->count, .esize = args->elem_size,
-        .p = team->size, .r = team->rank,
-        .cut = loom_spread(args->count, team->size),
+    int p = team->size, depth = args->depth > 0 ? args->depth : LOOM_RING_DEFAULT_DEPTH;
+    loom_spread_t spread = loom_spread(args->count, p);
+    char *buf = args->recvbuf, *scratch;
+    loom_ring_phase_t ph = {
+        .n = p, .me = team->rank,
+        .cut = { .block = loom_allreduce_ring_block, .at = buf, .esize = args->elem_size,
+                 .in = args->in_place ? buf : (const char *)args->sendbuf, .ctx = &spread },
     };
-    int right = loom_mod(c.r + 1, c.p), left = loom_mod(c.r - 1, c.p);
-    int depth = args->depth > 0 ? args->depth : LOOM_RING_DEFAULT_DEPTH;
-    int k, j, slot = 0, recv, red, local;
-    loom_ring_block_t blk;
-    ptrdiff_t to_input = args->in_place ? 0 : (const char *)args->sendbuf - c.buf;
-    int *last_reduce, *last_recv, *slot_reader, *rs_sends;
-    size_t bytes, slot_bytes;
-    char *scratch, *seg;
+    loom_slots_t slots = { .depth = depth };
+    int *ints, *ranks, i, nlast;
     loom_status_t status;
 
     if (!args->op.commutative) {
         return LOOM_ERR_UNSUPPORTED;
     }
-    status = loom_sched_create(team, args, LOOM_ALLREDUCE_RING, &c.sched);
+    status = loom_sched_create(team, args, LOOM_ALLREDUCE_RING, &ph.sched);
     if (status != LOOM_OK) {
         return status;
     }
-    if (c.p == 1 || args->count == 0) {
-        loom_sched_copy_input(c.sched);
+    if (p == 1 || args->count == 0) {
+        loom_sched_copy_input(ph.sched);
         goto out;
     }
 
     /* Every (round, segment) needs a tag step of its own: with too many
-     * segments, make them larger (ring_segs.h); with too many rounds,
-     * decline (the decision depends on p only, so every rank declines). */
-    if ((uint64_t)2 * (uint64_t)(c.p - 1) > LOOM_TAG_MAX_STEPS) {
-        loom_sched_destroy(c.sched);
+     * segments, make them larger (segs.h); with too many rounds, decline
+     * (the decision depends on p only, so every rank declines). */
+    if ((uint64_t)2 * (uint64_t)(p - 1) > LOOM_TAG_MAX_STEPS) {
+        loom_sched_destroy(ph.sched);
         return LOOM_ERR_UNSUPPORTED;
     }
-    c.segs = loom_ring_segs_make(args->seg_bytes, c.esize, loom_spread_max(c.cut),
-                                 2 * (uint64_t)(c.p - 1));
-    slot_bytes = c.segs.seg * c.esize;
-    /* Bookkeeping: per segment index, the last reduce (reduce-scatter) and
-     * the last receive (allgather); per scratch slot, its last reader; per
-     * round and segment, the reduce-scatter send (the allgather must not
-     * overwrite a block before it has left). */
-    status = loom_sched_alloc_ints(c.sched, 2 * c.segs.nseg_max + depth +
-                                   (c.p - 1) * c.segs.nseg_max, &last_reduce);
+    ph.segs = loom_segs_make(args->seg_bytes, args->elem_size, loom_spread_max(spread),
+                             2 * (uint64_t)(p - 1));
+    slots.bytes = ph.segs.seg * args->elem_size;
+    /* Bookkeeping: the ranks in ring order, per block and segment the
+     * last step on it, per scratch slot its last reader. */
+    nlast = p * ph.segs.nseg_max;
+    status = loom_sched_alloc_ints(ph.sched, p + nlast + depth, &ints);
     if (status != LOOM_OK) {
         goto out;
     }
-    last_recv = last_reduce + c.segs.nseg_max;
-    slot_reader = last_recv + c.segs.nseg_max;
-    rs_sends = slot_reader + depth;
-    for (j = 0; j < c.segs.nseg_max; ++j) {
-        last_reduce[j] = -1;
+    ranks = ints;
+    ph.last = ranks + p;
+    slots.reader = ph.last + nlast;
+    for (i = 0; i < p; ++i) {
+        ranks[i] = i;
     }
-    for (j = 0; j < depth; ++j) {
-        slot_reader[j] = -1;
+    for (i = 0; i < nlast; ++i) {
+        ph.last[i] = -1;
     }
-    status = loom_sched_alloc_scratch(c.sched, (size_t)depth * slot_bytes,
+    for (i = 0; i < depth; ++i) {
+        slots.reader[i] = -1;
+    }
+    status = loom_sched_alloc_scratch(ph.sched, (size_t)depth * slots.bytes,
                                       (void **)&scratch);
     if (status != LOOM_OK) {
         goto out;
     }
+    slots.base = scratch;
+    ph.ranks = ranks;
+    ph.slots = &slots;
 
-    /* Reduce-scatter.  Out of place, the input is never copied whole: the
-     * first round sends block r straight from the send buffer (the
-     * allgather overwrites it later), and each other block is copied one
-     * segment at a time just before its reduction, while still in cache. */
-    for (k = 0; k < c.p - 1; ++k) {
-        blk = loom_ring_block(&c, c.r - k);
-        for (j = 0; j < blk.nseg; ++j) {
-            seg = loom_ring_seg(&c, &blk, j, &bytes);
-            rs_sends[k * c.segs.nseg_max + j] =
-                loom_sched_send(c.sched, right, loom_ring_tag(&c, k, j),
-                                k == 0 ? seg + to_input : seg, bytes,
-                                LOOM_DEPS(last_reduce[j]));
-        }
-        for (j = blk.nseg; j < c.segs.nseg_max; ++j) {
-            rs_sends[k * c.segs.nseg_max + j] = -1;
-        }
-        blk = loom_ring_block(&c, c.r - k - 1);
-        for (j = 0; j < blk.nseg; ++j) {
-            seg = loom_ring_seg(&c, &blk, j, &bytes);
-            /* A slot is free once the last reduce that read it is done. */
-            recv = loom_sched_recv(c.sched, left, loom_ring_tag(&c, k, j),
-                                   scratch + (size_t)slot * slot_bytes, bytes,
-                                   LOOM_DEPS(slot_reader[slot]));
-            local = args->in_place ? -1
-                                   : loom_sched_copy(c.sched, seg + to_input, seg, bytes,
-                                                     LOOM_NO_DEPS);
-            red = loom_sched_reduce(c.sched, scratch + (size_t)slot * slot_bytes, seg,
-                                    bytes, LOOM_DEPS(recv, local));
-            slot_reader[slot] = red;
-            last_reduce[j] = red;
-            slot = (slot + 1) % depth;
-        }
-    }
-
-    /* Allgather: rank r owns the final block r+1. */
-    for (j = 0; j < c.segs.nseg_max; ++j) {
-        last_recv[j] = last_reduce[j];
-    }
-    for (k = 0; k < c.p - 1; ++k) {
-        blk = loom_ring_block(&c, c.r + 1 - k);
-        for (j = 0; j < blk.nseg; ++j) {
-            seg = loom_ring_seg(&c, &blk, j, &bytes);
-            loom_sched_send(c.sched, right, loom_ring_tag(&c, c.p - 1 + k, j), seg, bytes,
-                            LOOM_DEPS(last_recv[j]));
-        }
-        blk = loom_ring_block(&c, c.r - k);
-        for (j = 0; j < blk.nseg; ++j) {
-            seg = loom_ring_seg(&c, &blk, j, &bytes);
-            /* Block r-k was read by reduce-scatter send k: overwrite it only
-             * once that send is done. */
-            last_recv[j] = loom_sched_recv(c.sched, left, loom_ring_tag(&c, c.p - 1 + k, j),
-                                           seg, bytes,
-                                           LOOM_DEPS(rs_sends[k * c.segs.nseg_max + j]));
-        }
-    }
+    /* Out of place, the input is never copied whole: the reduce-scatter
+     * sends the first block straight from the send buffer (the allgather
+     * overwrites it later), and adds each other block in one segment at a
+     * time.  The allgather starts from the reduced block in place. */
+    loom_phase_rs_ring(&ph);
+    ph.cut.in = buf;
+    ph.tag_base = (uint32_t)loom_ring_phase_tags(p, &ph.segs);
+    loom_phase_ag_ring(&ph);
 
 out:
-    return loom_sched_plan_done(c.sched, sched_p);
+    return loom_sched_plan_done(ph.sched, sched_p);
 }

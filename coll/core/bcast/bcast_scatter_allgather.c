@@ -19,15 +19,30 @@
  * Cost: (ceil(log2 p) + p - 1) alpha + 2 (p-1)/p n beta.  About twice
  * n beta, independent of p: it wins for large n at larger p, where the
  * binomial tree's log2(p) n beta and the chain's p alphas both grow.
+ *
+ * The ring is the allgather ring phase (phase.h) over the virtual ranks,
+ * its block u the message's block u, told which blocks the scatter gave
+ * each rank.
  */
 #include "coll/core/bcast/bcast.h"
 #include "coll/core/parts/partition.h"
+#include "coll/core/parts/phase.h"
 #include "coll/core/engine/tag.h"
 
 /* Whether virtual rank v holds block b after the scatter. */
-static int loom_bsag_holds(const loom_cut_t *c, int v, int b)
+static int loom_bsag_holds(const loom_ring_phase_t *ph, int v, int b)
 {
-    return b >= v && b < loom_binomial_end(v, c->p);
+    return b >= v && b < loom_binomial_end(v, ph->n);
+}
+
+/* Block b of the cut (partition.h), in place in the receive buffer. */
+static loom_phase_block_t loom_bsag_block(const loom_phase_cut_t *cut, int b)
+{
+    const loom_cut_t *c = cut->ctx;
+    size_t bytes;
+    char *at = loom_cut_range(c, b, b + 1, &bytes);
+
+    return (loom_phase_block_t){ .at = at, .in = at, .n = bytes / c->esize };
 }
 
 loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
@@ -35,12 +50,13 @@ loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
 {
     loom_cut_t c = { .buf = args->recvbuf, .count = args->count,
                      .esize = args->elem_size, .p = team->size };
-    int p = team->size, v = loom_vrank(team->rank, args->root, p), m, k, b, scatter = -1;
-    int right = loom_vrank_real(v + 1, args->root, p);
-    int left = loom_vrank_real(v - 1, args->root, p);
-    int vright = loom_mod(v + 1, p), *have;
+    int p = team->size, v = loom_vrank(team->rank, args->root, p), m, b, u, scatter = -1;
+    loom_ring_phase_t ph = {
+        .n = p, .me = v, .tag_base = 1, .held = loom_bsag_holds,
+        .cut = { .block = loom_bsag_block, .esize = args->elem_size, .ctx = &c },
+    };
+    int *ranks;
     loom_status_t status;
-    loom_sched_t *sched;
     size_t bytes;
     char *at;
 
@@ -51,52 +67,46 @@ loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
     if ((uint64_t)p > LOOM_TAG_MAX_STEPS) {
         return LOOM_ERR_UNSUPPORTED;
     }
-    status = loom_sched_create(team, args, LOOM_BCAST_SCATTER_ALLGATHER, &sched);
+    status = loom_sched_create(team, args, LOOM_BCAST_SCATTER_ALLGATHER, &ph.sched);
     if (status != LOOM_OK) {
         return status;
     }
     if (p == 1 || args->count == 0) {
         goto out;
     }
-    /* have[b]: the step after which block b is here (-1: from the start,
-     * or not yet: only blocks held are ever sent). */
-    status = loom_sched_alloc_ints(sched, p, &have);
+    /* The ranks in ring order (virtual ranks), and per block the step
+     * after which it is here (-1: from the start, or not yet: only blocks
+     * held are ever sent). */
+    status = loom_sched_alloc_ints(ph.sched, 2 * p, &ranks);
     if (status != LOOM_OK) {
         goto out;
     }
+    ph.last = ranks + p;
+    for (u = 0; u < p; ++u) {
+        ranks[u] = loom_vrank_real(u, args->root, p);
+    }
+    ph.ranks = ranks;
 
     /* Scatter: the subtree's blocks from the parent, in one message. */
     if (v > 0) {
         at = loom_cut_range(&c, v, loom_binomial_end(v, p), &bytes);
-        scatter = loom_sched_recv(sched, loom_vrank_real(loom_binomial_parent(v),
-                                                         args->root, p),
-                                  0, at, bytes, LOOM_NO_DEPS);
+        scatter = loom_sched_recv(ph.sched, ranks[loom_binomial_parent(v)], 0, at, bytes,
+                                  LOOM_NO_DEPS);
     }
     for (b = 0; b < p; ++b) {
-        have[b] = scatter;
+        ph.last[b] = loom_bsag_holds(&ph, v, b) ? scatter : -1;
     }
     for (m = loom_binomial_top(v, p); m > 0; m /= 2) {
         if (v + m < p) {
             at = loom_cut_range(&c, v + m, loom_binomial_end(v + m, p), &bytes);
-            loom_sched_send(sched, loom_vrank_real(v + m, args->root, p), 0, at, bytes,
-                            LOOM_DEPS(scatter));
+            loom_sched_send(ph.sched, ranks[v + m], 0, at, bytes, LOOM_DEPS(scatter));
         }
     }
 
-    /* Ring allgather over virtual ranks. */
-    for (k = 0; k < p - 1; ++k) {
-        b = loom_mod(v - k, p);
-        if (!loom_bsag_holds(&c, vright, b)) {
-            at = loom_cut_range(&c, b, b + 1, &bytes);
-            loom_sched_send(sched, right, (uint32_t)(1 + k), at, bytes, LOOM_DEPS(have[b]));
-        }
-        b = loom_mod(v - k - 1, p);
-        if (!loom_bsag_holds(&c, v, b)) {
-            at = loom_cut_range(&c, b, b + 1, &bytes);
-            have[b] = loom_sched_recv(sched, left, (uint32_t)(1 + k), at, bytes,
-                                      LOOM_NO_DEPS);
-        }
-    }
+    /* Ring allgather over virtual ranks, one segment a block. */
+    ph.segs = loom_segs_make(0, args->elem_size, loom_block_count(args->count, p, 0),
+                             (uint64_t)(p - 1));
+    loom_phase_ag_ring(&ph);
 out:
-    return loom_sched_plan_done(sched, sched_p);
+    return loom_sched_plan_done(ph.sched, sched_p);
 }

@@ -28,10 +28,14 @@
  * Working memory: the running vector (the receive buffer at the rank the
  * gather ends at when that is the root, scratch elsewhere) and a receive
  * area of n bytes, both from the schedule's scratch.
+ *
+ * The halving and the gather are the phases of phase.h over the virtual
+ * ranks the fold leaves (in shifted numbering), on the running vector
+ * cut into p2 blocks; the halving keeps their order for every op.
  */
 #include "coll/core/reduce/reduce.h"
-#include "coll/core/parts/halving.h"
 #include "coll/core/parts/partition.h"
+#include "coll/core/parts/phase.h"
 #include "coll/core/engine/tag.h"
 
 #define LOOM_RSG_TAG_FOLD   0
@@ -39,7 +43,6 @@
 #define LOOM_RSG_TAG_ROOT   ((uint32_t)LOOM_TAG_MAX_STEPS)
 
 typedef struct loom_rsg {
-    loom_sched_t    *sched;
     loom_cut_t      cut;        /* the running vector in p2 blocks */
     int             p;
     int             base;       /* real rank = (shifted rank + base) mod p */
@@ -52,15 +55,23 @@ static int loom_rsg_real(const loom_rsg_t *c, int v)
     return loom_mod(loom_fold_real(&c->fold, v) + c->base, c->p);
 }
 
+/* Blocks [lo, hi) of the running vector. */
+static char *loom_rsg_range(const loom_halving_phase_t *ph, int lo, int hi, size_t *bytes_p)
+{
+    const loom_rsg_t *c = ph->ctx;
+
+    return loom_cut_range(&c->cut, lo, hi, bytes_p);
+}
+
 loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
                                               loom_team_t *team, loom_sched_t **sched_p)
 {
     loom_rsg_t c = { .cut = { .count = args->count, .esize = args->elem_size },
                      .p = team->size };
-    int p = team->size, r = team->rank, root = args->root, sr, vr, k, rounds = 0;
-    int peer, last = -1, recv, red, reader = -1, send, top, input_read = -1;
-    int rs_send[LOOM_HALVING_MAX_ROUNDS];
-    loom_halving_t h;
+    loom_halving_phase_t ph = { .range = loom_rsg_range, .ctx = &c, .tag_base = 1,
+                                .ordered = 1 };
+    int p = team->size, r = team->rank, root = args->root, sr, v, top;
+    int last = -1, recv, reader = -1, send, input_read = -1, *ranks;
     size_t bytes = args->count * args->elem_size;
     int in_place = args->in_place && r == root;
     const char *in = in_place ? args->recvbuf : args->sendbuf;
@@ -70,7 +81,7 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
     if (root < 0 || root >= p) {
         return LOOM_ERR_INVALID_PARAM;
     }
-    status = loom_sched_create(team, args, LOOM_REDUCE_SCATTER_GATHER, &c.sched);
+    status = loom_sched_create(team, args, LOOM_REDUCE_SCATTER_GATHER, &ph.sched);
     if (status != LOOM_OK) {
         return status;
     }
@@ -78,7 +89,7 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
         goto out;
     }
     if (p == 1) {
-        loom_sched_copy(c.sched, in, args->recvbuf, bytes, LOOM_NO_DEPS);
+        loom_sched_copy(ph.sched, in, args->recvbuf, bytes, LOOM_NO_DEPS);
         goto out;
     }
     /* Shifted ranks: the gather ends at virtual rank 0, shifted rank 0 or
@@ -89,12 +100,11 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
     sr = loom_mod(r - c.base, p);
     c.fold = loom_fold_make(p, sr);
     c.cut.p = c.fold.p2;
-    vr = c.fold.vrank;
     top = loom_rsg_real(&c, 0);
 
     /* The running vector is the receive buffer only where the result is
      * wanted and nothing else is received into it. */
-    status = loom_sched_alloc_scratch(c.sched, (r == root && r == top ? 1 : 2) * bytes,
+    status = loom_sched_alloc_scratch(ph.sched, (r == root && r == top ? 1 : 2) * bytes,
                                       (void **)&scratch);
     if (status != LOOM_OK) {
         goto out;
@@ -103,72 +113,55 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
     c.cut.buf = r == root && r == top ? args->recvbuf : scratch + bytes;
 
     /* Fold: the lower rank of a pair hands its vector to the higher one. */
-    if (sr < 2 * c.fold.rem && vr < 0) {
-        send = loom_sched_send(c.sched, loom_mod(sr + 1 + c.base, p), LOOM_RSG_TAG_FOLD, in,
+    if (sr < 2 * c.fold.rem && c.fold.vrank < 0) {
+        send = loom_sched_send(ph.sched, loom_mod(sr + 1 + c.base, p), LOOM_RSG_TAG_FOLD, in,
                                bytes, LOOM_NO_DEPS);
         if (r == root) {
-            loom_sched_recv(c.sched, top, LOOM_RSG_TAG_ROOT, args->recvbuf,
+            loom_sched_recv(ph.sched, top, LOOM_RSG_TAG_ROOT, args->recvbuf,
                             bytes, LOOM_DEPS(send));
         }
         goto out;
     }
     if (sr < 2 * c.fold.rem) {
-        recv = loom_sched_recv(c.sched, loom_mod(sr - 1 + c.base, p), LOOM_RSG_TAG_FOLD, tmp,
+        recv = loom_sched_recv(ph.sched, loom_mod(sr - 1 + c.base, p), LOOM_RSG_TAG_FOLD, tmp,
                                bytes, LOOM_NO_DEPS);
         /* buf = (the lower rank: tmp) op (this rank: in) */
-        last = loom_sched_copy(c.sched, in, c.cut.buf, bytes, LOOM_NO_DEPS);
+        last = loom_sched_copy(ph.sched, in, c.cut.buf, bytes, LOOM_NO_DEPS);
         input_read = last;
-        last = loom_sched_reduce(c.sched, tmp, c.cut.buf, bytes, LOOM_DEPS(recv, last));
+        last = loom_sched_reduce(ph.sched, tmp, c.cut.buf, bytes, LOOM_DEPS(recv, last));
         reader = last;
     } else {
-        last = loom_sched_copy(c.sched, in, c.cut.buf, bytes, LOOM_NO_DEPS);
+        last = loom_sched_copy(ph.sched, in, c.cut.buf, bytes, LOOM_NO_DEPS);
         input_read = last;
     }
 
-    /* Reduce-scatter by recursive halving. */
-    loom_halving_start(&h, c.cut.p);
-    for (k = 0; (1 << k) < c.cut.p; ++k, ++rounds) {
-        peer = loom_rsg_real(&c, vr ^ (1 << k));
-        loom_halving_split(&h, &c.cut, k, vr & (1 << k));
-        rs_send[k] = loom_sched_send(c.sched, peer, (uint32_t)(1 + k), h.sent, h.sent_bytes,
-                                     LOOM_DEPS(last));
-        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + k), tmp, h.kept_bytes,
-                               LOOM_DEPS(reader));
-        if ((vr & (1 << k)) != 0) {
-            /* The partner's group is the lower one. */
-            red = loom_sched_reduce(c.sched, tmp, h.kept, h.kept_bytes, LOOM_DEPS(recv, last));
-        } else {
-            /* kept = kept op theirs: into tmp, then back. */
-            red = loom_sched_reduce(c.sched, h.kept, tmp, h.kept_bytes, LOOM_DEPS(recv, last));
-            red = loom_sched_copy(c.sched, tmp, h.kept, h.kept_bytes, LOOM_DEPS(red));
-        }
-        reader = red >= 0 ? red : reader;
-        last = red >= 0 ? red : last;
+    /* The ranks the fold leaves, in shifted order. */
+    status = loom_sched_alloc_ints(ph.sched, c.fold.p2, &ranks);
+    if (status != LOOM_OK) {
+        goto out;
     }
-
-    /* Gather, the rounds in reverse: receive what was sent away in round
-     * k, until this rank's own turn to send. */
-    for (k = rounds - 1; k >= 0; --k) {
-        peer = loom_rsg_real(&c, vr ^ (1 << k));
-        loom_halving_join(&h, &c.cut, k);
-        if (vr & (1 << k)) {
-            loom_sched_send(c.sched, peer, (uint32_t)(1 + rounds + k), h.kept, h.kept_bytes,
-                            LOOM_DEPS(last));
-            break;
-        }
-        recv = loom_sched_recv(c.sched, peer, (uint32_t)(1 + rounds + k), h.sent,
-                               h.sent_bytes, LOOM_DEPS(rs_send[k], last));
-        last = recv >= 0 ? recv : last;
+    for (v = 0; v < c.fold.p2; ++v) {
+        ranks[v] = loom_rsg_real(&c, v);
     }
+    ph.ranks = ranks;
+    ph.n = c.fold.p2;
+    ph.me = c.fold.vrank;
+    ph.tmp = tmp;
+    ph.tmp_free = reader;
+    ph.last = last;
+    loom_phase_halving(&ph);
+    /* The gather, the rounds in reverse, until this rank's turn to send. */
+    ph.tag_base += (uint32_t)ph.rounds;
+    loom_phase_gather(&ph);
 
     /* Non-commutative: from the gather's end to the root. */
-    if (vr == 0 && r != root) {
-        loom_sched_send(c.sched, root, LOOM_RSG_TAG_ROOT, c.cut.buf, bytes,
-                        LOOM_DEPS(last));
+    if (ph.me == 0 && r != root) {
+        loom_sched_send(ph.sched, root, LOOM_RSG_TAG_ROOT, c.cut.buf, bytes,
+                        LOOM_DEPS(ph.last));
     } else if (r == root && r != top) {
-        loom_sched_recv(c.sched, top, LOOM_RSG_TAG_ROOT, args->recvbuf, bytes,
+        loom_sched_recv(ph.sched, top, LOOM_RSG_TAG_ROOT, args->recvbuf, bytes,
                         LOOM_DEPS(input_read));
     }
 out:
-    return loom_sched_plan_done(c.sched, sched_p);
+    return loom_sched_plan_done(ph.sched, sched_p);
 }

@@ -40,10 +40,15 @@
  * 2 n/p beta.  Few rounds and no more bytes than the ring: it wins for
  * small n; for large n the ring overlaps transfer with reduction and
  * needs neither the copies nor the fold.
+ *
+ * The rounds are the halving phase (phase.h) over the virtual ranks the
+ * fold leaves; its block i is position i of the scratch copy, so virtual
+ * rank v, which ends with block bitrev(v), ends with its own data.
  */
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "coll/core/parts/blocks.h"
 #include "coll/core/parts/partition.h"
+#include "coll/core/parts/phase.h"
 #include "coll/core/engine/sched_join.h"
 
 #define LOOM_RSHALF_ALIGN   64
@@ -64,6 +69,22 @@ static int loom_rshalf_bitrev(int i, int bits)
     return out;
 }
 
+/* The input copied in position order: position i at w + pos[i]. */
+typedef struct loom_rshalf_copy {
+    char            *w;
+    const size_t    *pos;   /* p2 + 1 byte offsets */
+} loom_rshalf_copy_t;
+
+/* Positions [lo, hi) of the copy, back to back. */
+static char *loom_rshalf_range(const loom_halving_phase_t *ph, int lo, int hi,
+                               size_t *bytes_p)
+{
+    const loom_rshalf_copy_t *c = ph->ctx;
+
+    *bytes_p = c->pos[hi] - c->pos[lo];
+    return c->w + c->pos[lo];
+}
+
 /* The first real rank, and how many, that virtual rank v stands for. */
 static int loom_rshalf_first(const loom_fold_t *f, int v, int *n_p)
 {
@@ -74,22 +95,24 @@ static int loom_rshalf_first(const loom_fold_t *f, int v, int *n_p)
 loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
                                                loom_team_t *team, loom_sched_t **sched_p)
 {
-    int p = team->size, r = team->rank, bits = 0, i, v, n, first, k, mask, peer;
-    int lower, start, recv, red, send, last, reader, lo, hi, mid, klo, khi, slo, shi;
+    int p = team->size, r = team->rank, bits, i, v, n, first, start, recv, red, send;
     loom_fold_t fold = loom_fold_make(p, r);
-    size_t esize = args->elem_size, total_bytes, own_bytes, below;
+    size_t esize = args->elem_size, total_bytes, own_bytes, below, pos_bytes;
     char *buf = args->recvbuf, *scratch, *w, *rbuf, *result;
     size_t *pos;   /* byte offset of each position in w; p2 + 1 entries */
     const char *in = args->in_place ? buf : (const char *)args->sendbuf;
+    loom_rshalf_copy_t copy;
+    loom_halving_phase_t ph = { .range = loom_rshalf_range, .ctx = &copy, .tag_base = 1,
+                                .ordered = !args->op.commutative };
     loom_blocks_t blocks;
-    loom_sched_t *sched;
+    int *ranks;
     loom_status_t status;
 
     status = loom_blocks_init(&blocks, p, args->count, args->counts, NULL);
     if (status != LOOM_OK) {
         return status;
     }
-    status = loom_sched_create(team, args, LOOM_REDUCE_SCATTER_HALVING, &sched);
+    status = loom_sched_create(team, args, LOOM_REDUCE_SCATTER_HALVING, &ph.sched);
     if (status != LOOM_OK) {
         loom_blocks_fini(&blocks);
         return status;
@@ -98,32 +121,30 @@ loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
     own_bytes = loom_blocks_count(&blocks, r) * esize;
     if (p == 1 || total_bytes == 0) {
         if (!args->in_place) {
-            loom_sched_copy(sched, in, buf, own_bytes, LOOM_NO_DEPS);
+            loom_sched_copy(ph.sched, in, buf, own_bytes, LOOM_NO_DEPS);
         }
         goto out;
     }
-    while ((1 << bits) < fold.p2) {
-        ++bits;
-    }
+    bits = loom_halving_rounds(fold.p2);
 
     if (fold.vrank < 0) {
         /* Sits out: hand the input up, get the block back.  In place the
          * result may land only once the input has left. */
-        send = loom_sched_send(sched, r + 1, LOOM_RSHALF_TAG_PRE, in, total_bytes,
+        send = loom_sched_send(ph.sched, r + 1, LOOM_RSHALF_TAG_PRE, in, total_bytes,
                                LOOM_NO_DEPS);
-        loom_sched_recv(sched, r + 1, (uint32_t)(bits + 1), buf, own_bytes,
+        loom_sched_recv(ph.sched, r + 1, (uint32_t)(bits + 1), buf, own_bytes,
                         args->in_place ? LOOM_DEPS(send) : LOOM_NO_DEPS);
         goto out;
     }
 
-    status = loom_sched_alloc_scratch(sched,
-                                      loom_rshalf_align(sizeof(size_t) * (size_t)(fold.p2 + 1)) +
-                                      2 * loom_rshalf_align(total_bytes), (void **)&scratch);
+    pos_bytes = loom_rshalf_align(sizeof(size_t) * (size_t)(fold.p2 + 1));
+    status = loom_sched_alloc_scratch(ph.sched, pos_bytes + 2 * loom_rshalf_align(total_bytes),
+                                      (void **)&scratch);
     if (status != LOOM_OK) {
         goto out;
     }
     pos = (size_t *)scratch;
-    w = scratch + loom_rshalf_align(sizeof(size_t) * (size_t)(fold.p2 + 1));
+    w = scratch + pos_bytes;
     rbuf = w + loom_rshalf_align(total_bytes);
     pos[0] = 0;
     for (i = 0; i < fold.p2; ++i) {
@@ -133,68 +154,51 @@ loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
 
     /* The input in position order; a folded pair's odd rank reduces the
      * even rank's input (the lower: src) in on the way. */
-    start = sched->nsteps;
+    start = ph.sched->nsteps;
     recv = r < 2 * fold.rem
-               ? loom_sched_recv(sched, r - 1, LOOM_RSHALF_TAG_PRE, rbuf, total_bytes,
+               ? loom_sched_recv(ph.sched, r - 1, LOOM_RSHALF_TAG_PRE, rbuf, total_bytes,
                                  LOOM_NO_DEPS)
                : -1;
     for (i = 0; i < fold.p2; ++i) {
         v = loom_rshalf_bitrev(i, bits);
         first = loom_rshalf_first(&fold, v, &n);
         below = loom_blocks_packed(&blocks, first) * esize;
-        red = loom_sched_copy(sched, in + below, w + pos[i], pos[i + 1] - pos[i],
+        red = loom_sched_copy(ph.sched, in + below, w + pos[i], pos[i + 1] - pos[i],
                               LOOM_NO_DEPS);
         if (recv >= 0) {
-            loom_sched_reduce(sched, rbuf + below, w + pos[i], pos[i + 1] - pos[i],
+            loom_sched_reduce(ph.sched, rbuf + below, w + pos[i], pos[i + 1] - pos[i],
                               LOOM_DEPS(recv, red));
         }
     }
-    last = loom_sched_join(sched, start, sched->nsteps);
-    reader = last;   /* of rbuf */
 
-    lo = 0;
-    hi = fold.p2;
-    for (k = 0; k < bits; ++k) {
-        mask = 1 << k;
-        peer = loom_fold_real(&fold, fold.vrank ^ mask);
-        mid = lo + (hi - lo) / 2;
-        lower = (fold.vrank & mask) == 0;
-        klo = lower ? lo : mid;
-        khi = lower ? mid : hi;
-        slo = lower ? mid : lo;
-        shi = lower ? hi : mid;
-        loom_sched_send(sched, peer, (uint32_t)(1 + k), w + pos[slo], pos[shi] - pos[slo],
-                        LOOM_DEPS(last));
-        recv = loom_sched_recv(sched, peer, (uint32_t)(1 + k), rbuf, pos[khi] - pos[klo],
-                               LOOM_DEPS(reader));
-        if (!lower || args->op.commutative) {
-            /* The partner's group is lower (or order does not matter). */
-            red = loom_sched_reduce(sched, rbuf, w + pos[klo], pos[khi] - pos[klo],
-                                    LOOM_DEPS(recv, last));
-        } else {
-            red = loom_sched_reduce(sched, w + pos[klo], rbuf, pos[khi] - pos[klo],
-                                    LOOM_DEPS(recv, last));
-            red = loom_sched_copy(sched, rbuf, w + pos[klo], pos[khi] - pos[klo],
-                                  LOOM_DEPS(red));
-        }
-        if (red >= 0) {   /* an empty half leaves everything as it was */
-            last = red;
-            reader = red;
-        }
-        lo = klo;
-        hi = khi;
+    /* The ranks the fold leaves, in order. */
+    status = loom_sched_alloc_ints(ph.sched, fold.p2, &ranks);
+    if (status != LOOM_OK) {
+        goto out;
     }
+    for (v = 0; v < fold.p2; ++v) {
+        ranks[v] = loom_fold_real(&fold, v);
+    }
+    copy = (loom_rshalf_copy_t){ .w = w, .pos = pos };
+    ph.ranks = ranks;
+    ph.n = fold.p2;
+    ph.me = fold.vrank;
+    ph.tmp = rbuf;
+    ph.last = loom_sched_join(ph.sched, start, ph.sched->nsteps);
+    ph.tmp_free = ph.last;   /* of rbuf */
+    loom_phase_halving(&ph);
 
     /* Position lo = bitrev(vrank) holds this virtual rank's block(s). */
-    result = w + pos[lo];
+    result = w + pos[ph.lo];
     if (r < 2 * fold.rem) {
         below = loom_blocks_count(&blocks, r - 1) * esize;
-        loom_sched_send(sched, r - 1, (uint32_t)(bits + 1), result, below, LOOM_DEPS(last));
+        loom_sched_send(ph.sched, r - 1, (uint32_t)(bits + 1), result, below,
+                        LOOM_DEPS(ph.last));
         result += below;
     }
-    loom_sched_copy(sched, result, buf, own_bytes, LOOM_DEPS(last));
+    loom_sched_copy(ph.sched, result, buf, own_bytes, LOOM_DEPS(ph.last));
 
 out:
     loom_blocks_fini(&blocks);
-    return loom_sched_plan_done(sched, sched_p);
+    return loom_sched_plan_done(ph.sched, sched_p);
 }

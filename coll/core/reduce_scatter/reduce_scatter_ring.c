@@ -38,11 +38,15 @@
  * start of the receive buffer.  The rest of that buffer keeps the input,
  * as MPI's other implementations leave it: programs read it after the
  * call, and a partial sum written there would be a wrong answer.
+ *
+ * The ring is the reduce-scatter ring phase (phase.h) over the ranks in
+ * team order, its block j the input's block j; what is left here is
+ * where the blocks are worked on.
  */
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "coll/core/parts/blocks.h"
 #include "coll/core/parts/partition.h"
-#include "coll/core/parts/ring_segs.h"
+#include "coll/core/parts/phase.h"
 #include "coll/core/engine/sched_join.h"
 #include "coll/core/engine/tag.h"
 
@@ -51,10 +55,9 @@
 
 typedef struct loom_rsring {
     loom_blocks_t   blocks;
-    const char      *in;        /* the input: send buffer or, in place, recvbuf */
-    char            *work;      /* partial sums, same layout as the input */
-    size_t          esize;
-    loom_ring_segs_t segs;
+    char            *buf;       /* the receive buffer: rank r's result, out of place */
+    int             r;
+    int             in_place;
 } loom_rsring_t;
 
 static size_t loom_rsring_align(size_t bytes)
@@ -62,45 +65,50 @@ static size_t loom_rsring_align(size_t bytes)
     return (bytes + LOOM_RSRING_ALIGN - 1) / LOOM_RSRING_ALIGN * LOOM_RSRING_ALIGN;
 }
 
-static int loom_rsring_nseg(const loom_rsring_t *c, int block)
+/* Block j: the partial sums in the working copy (at), the input's block
+ * (in), both packed; rank r's own block out of place straight into its
+ * result. */
+static loom_phase_block_t loom_rsring_block(const loom_phase_cut_t *cut, int j)
 {
-    return loom_ring_segs_count(&c->segs, loom_blocks_count(&c->blocks, block));
-}
+    const loom_rsring_t *c = cut->ctx;
+    size_t off = loom_blocks_packed(&c->blocks, j) * cut->esize;
+    int own = j == c->r && !c->in_place;
 
-/* Element offset (from the start of the input) and bytes of segment j. */
-static size_t loom_rsring_seg(const loom_rsring_t *c, int block, int j, size_t *bytes_p)
-{
-    *bytes_p = loom_ring_segs_len(&c->segs, loom_blocks_count(&c->blocks, block), j) *
-               c->esize;
-    return loom_blocks_packed(&c->blocks, block) + (size_t)j * c->segs.seg;
+    return (loom_phase_block_t){ .at = own ? c->buf : cut->at + off, .in = cut->in + off,
+                                 .n = loom_blocks_count(&c->blocks, j) };
 }
 
 /* In place: copy the result from the working copy to the start of the
  * receive buffer, after every step so far (they read the input there). */
 static void loom_rsring_finish_in_place(loom_sched_t *sched, const loom_rsring_t *c,
-                                        char *buf, int r)
+                                        const char *work)
 {
-    size_t bytes = loom_blocks_count(&c->blocks, r) * c->esize;
+    size_t bytes = loom_blocks_count(&c->blocks, c->r) * sched->args.elem_size;
     int all;
 
     if (bytes == 0) {
         return;
     }
     all = loom_sched_join(sched, 0, sched->nsteps);
-    loom_sched_copy(sched, c->work + loom_blocks_packed(&c->blocks, r) * c->esize, buf, bytes,
-                    LOOM_DEPS(all));
+    loom_sched_copy(sched, work + loom_blocks_packed(&c->blocks, c->r) * sched->args.elem_size,
+                    c->buf, bytes, LOOM_DEPS(all));
 }
 
 loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
                                             loom_team_t *team, loom_sched_t **sched_p)
 {
-    loom_rsring_t c = { .esize = args->elem_size };
-    int p = team->size, r = team->rank, right, left, k, j, nseg, sb, b, slot = 0;
-    int depth = args->depth > 0 ? args->depth : LOOM_RSRING_DEFAULT_DEPTH;
-    int recv, local, red, *last_red, *slot_reader;
-    size_t off, bytes, slot_bytes, work_bytes;
-    char *buf = args->recvbuf, *scratch, *slots, *dst;
-    loom_sched_t *sched;
+    loom_rsring_t c = { .buf = args->recvbuf, .r = team->rank,
+                        .in_place = args->in_place };
+    int p = team->size, depth = args->depth > 0 ? args->depth : LOOM_RSRING_DEFAULT_DEPTH;
+    size_t esize = args->elem_size, work_bytes;
+    loom_ring_phase_t ph = {
+        .n = p, .me = team->rank,
+        .cut = { .block = loom_rsring_block, .esize = esize, .ctx = &c,
+                 .in = args->in_place ? args->recvbuf : (const char *)args->sendbuf },
+    };
+    loom_slots_t slots = { .depth = depth };
+    int *ints, *ranks, i, nlast;
+    char *scratch;
     loom_status_t status;
 
     if (!args->op.commutative) {
@@ -113,81 +121,60 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
     if (status != LOOM_OK) {
         return status;
     }
-    status = loom_sched_create(team, args, LOOM_REDUCE_SCATTER_RING, &sched);
+    status = loom_sched_create(team, args, LOOM_REDUCE_SCATTER_RING, &ph.sched);
     if (status != LOOM_OK) {
         loom_blocks_fini(&c.blocks);
         return status;
     }
-    c.in = args->in_place ? buf : (const char *)args->sendbuf;
     if (p == 1 || c.blocks.max == 0) {
         if (!args->in_place) {
-            loom_sched_copy(sched, c.in, buf, loom_blocks_count(&c.blocks, r) * c.esize,
-                            LOOM_NO_DEPS);
+            loom_sched_copy(ph.sched, ph.cut.in, c.buf,
+                            loom_blocks_count(&c.blocks, c.r) * esize, LOOM_NO_DEPS);
         }
         goto out;
     }
 
-    c.segs = loom_ring_segs_make(args->seg_bytes, c.esize, c.blocks.max, (uint64_t)(p - 1));
+    ph.segs = loom_segs_make(args->seg_bytes, esize, c.blocks.max, (uint64_t)(p - 1));
 
     /* Scratch: the working copy, then the slots, each a segment but no
      * larger than the largest block. */
-    slot_bytes = loom_rsring_align((c.segs.seg < c.blocks.max ? c.segs.seg : c.blocks.max) *
-                                   c.esize);
-    work_bytes = loom_rsring_align(c.blocks.total * c.esize);
-    status = loom_sched_alloc_scratch(sched, work_bytes + (size_t)depth * slot_bytes,
+    slots.bytes = loom_rsring_align((ph.segs.seg < c.blocks.max ? ph.segs.seg : c.blocks.max) *
+                                    esize);
+    work_bytes = loom_rsring_align(c.blocks.total * esize);
+    status = loom_sched_alloc_scratch(ph.sched, work_bytes + (size_t)depth * slots.bytes,
                                       (void **)&scratch);
     if (status != LOOM_OK) {
         goto out;
     }
-    c.work = scratch;
-    slots = scratch + work_bytes;
-    /* Per segment index, the reduce of the previous round (what the next
-     * send forwards); per slot, the reduce that last read it. */
-    status = loom_sched_alloc_ints(sched, c.segs.nseg_max + depth, &last_red);
+    ph.cut.at = scratch;
+    slots.base = scratch + work_bytes;
+    /* The ranks in ring order; per block and segment the last step on
+     * it; per slot, the reduce that last read it. */
+    nlast = p * ph.segs.nseg_max;
+    status = loom_sched_alloc_ints(ph.sched, p + nlast + depth, &ints);
     if (status != LOOM_OK) {
         goto out;
     }
-    slot_reader = last_red + c.segs.nseg_max;
-    for (j = 0; j < depth; ++j) {
-        slot_reader[j] = -1;
+    ranks = ints;
+    ph.last = ranks + p;
+    slots.reader = ph.last + nlast;
+    for (i = 0; i < p; ++i) {
+        ranks[i] = i;
     }
-
-    right = loom_mod(r + 1, p);
-    left = loom_mod(r - 1, p);
-    for (k = 0; k < p - 1; ++k) {
-        sb = loom_mod(r - k - 1, p);
-        nseg = loom_rsring_nseg(&c, sb);
-        for (j = 0; j < nseg; ++j) {
-            off = loom_rsring_seg(&c, sb, j, &bytes);
-            loom_sched_send(sched, right, (uint32_t)(k * c.segs.nseg_max + j),
-                            (k == 0 ? c.in : c.work) + off * c.esize, bytes,
-                            k == 0 ? LOOM_NO_DEPS : LOOM_DEPS(last_red[j]));
-        }
-        b = loom_mod(r - k - 2, p);
-        nseg = loom_rsring_nseg(&c, b);
-        for (j = 0; j < nseg; ++j) {
-            off = loom_rsring_seg(&c, b, j, &bytes);
-            recv = loom_sched_recv(sched, left, (uint32_t)(k * c.segs.nseg_max + j),
-                                   slots + (size_t)slot * slot_bytes, bytes,
-                                   LOOM_DEPS(slot_reader[slot]));
-            /* The partial sum goes to the working copy; rank r's own block
-             * (the last round) straight to its result, out of place. */
-            dst = b == r && !args->in_place
-                      ? buf + (off - loom_blocks_packed(&c.blocks, r)) * c.esize
-                      : c.work + off * c.esize;
-            local = loom_sched_copy(sched, c.in + off * c.esize, dst, bytes, LOOM_NO_DEPS);
-            red = loom_sched_reduce(sched, slots + (size_t)slot * slot_bytes, dst, bytes,
-                                    LOOM_DEPS(recv, local));
-            slot_reader[slot] = red;
-            last_red[j] = red;
-            slot = (slot + 1) % depth;
-        }
+    for (i = 0; i < nlast; ++i) {
+        ph.last[i] = -1;
     }
+    for (i = 0; i < depth; ++i) {
+        slots.reader[i] = -1;
+    }
+    ph.ranks = ranks;
+    ph.slots = &slots;
+    loom_phase_rs_ring(&ph);
     if (args->in_place) {
-        loom_rsring_finish_in_place(sched, &c, buf, r);
+        loom_rsring_finish_in_place(ph.sched, &c, scratch);
     }
 
 out:
     loom_blocks_fini(&c.blocks);
-    return loom_sched_plan_done(sched, sched_p);
+    return loom_sched_plan_done(ph.sched, sched_p);
 }
