@@ -30,15 +30,22 @@
  * far; the messages are small when Bruck is chosen, and a transport keeps
  * a message that arrives early until its receive is posted.
  *
- * The rounds are the Bruck phase (phase.h) over the ranks in team order;
- * the copies into and out of the gathering buffer are this plan's.
+ * The rounds are the Bruck phase (phase.h) over the ranks in the team's
+ * rank order (loom_sched_order): the rotation counts positions, so the
+ * gathering buffer holds the blocks of the ranks at positions i, i+1,
+ * ... from this rank's position i, and the final pass puts each where its
+ * rank's block belongs.  The copies into and out of the gathering buffer
+ * are this plan's.
  */
 #include "coll/core/allgather/allgather.h"
 #include "coll/core/parts/blocks.h"
 #include "coll/core/parts/partition.h"
 #include "coll/core/parts/phase.h"
 
-/* Bytes of the blocks of ranks i .. i+m-1 (mod p), packed. */
+#include <stdlib.h>
+
+/* Bytes of the blocks of positions i .. i+m-1 (mod p), packed: blocks
+ * by position. */
 static size_t loom_bruck_run(const loom_bruck_phase_t *ph, int i, int m)
 {
     const loom_blocks_t *blocks = ph->ctx;
@@ -46,16 +53,49 @@ static size_t loom_bruck_run(const loom_bruck_phase_t *ph, int i, int m)
     return loom_blocks_run(blocks, i, m) * ph->sched->args.elem_size;
 }
 
+/* The blocks in position order: rank order's own under the identity or
+ * with uniform blocks, else the counts permuted into *by_pos. */
+static loom_status_t loom_bruck_by_pos(const loom_blocks_t *blocks, const int *ranks,
+                                       const loom_order_t *o, loom_blocks_t *by_pos,
+                                       size_t **counts_p, const loom_blocks_t **blocks_p)
+{
+    size_t *counts;
+    loom_status_t status;
+    int i;
+
+    *counts_p = NULL;
+    if (o == NULL || blocks->counts == NULL) {
+        *blocks_p = blocks;
+        return LOOM_OK;
+    }
+    counts = malloc(sizeof(*counts) * (size_t)blocks->p);
+    if (counts == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    for (i = 0; i < blocks->p; ++i) {
+        counts[i] = blocks->counts[ranks[i]];
+    }
+    status = loom_blocks_init(by_pos, blocks->p, 0, counts, NULL);
+    if (status != LOOM_OK) {
+        free(counts);
+        return status;
+    }
+    *counts_p = counts;
+    *blocks_p = by_pos;
+    return LOOM_OK;
+}
+
 loom_status_t loom_allgather_bruck_plan(const loom_coll_args_t *args, loom_team_t *team,
                                         loom_sched_t **sched_p)
 {
-    int p = team->size, r = team->rank, i, b, start, *ranks;
-    size_t esize = args->elem_size, run_bytes, own_bytes;
+    int p = team->size, r = team->rank, i, b, start, me, *ranks;
+    size_t esize = args->elem_size, run_bytes, own_bytes, *pos_counts = NULL;
     char *buf = args->recvbuf, *tmp, *run_dst;
     const char *own;
-    loom_blocks_t blocks;
-    loom_bruck_phase_t ph = { .n = p, .me = r, .run = loom_bruck_run, .ctx = &blocks,
-                              .tag_base = 1 };
+    const loom_order_t *o;
+    loom_blocks_t blocks, pos_blocks;
+    const loom_blocks_t *by_pos;
+    loom_bruck_phase_t ph = { .n = p, .run = loom_bruck_run, .tag_base = 1 };
     loom_sched_t *sched;
     loom_status_t status;
 
@@ -86,31 +126,47 @@ loom_status_t loom_allgather_bruck_plan(const loom_coll_args_t *args, loom_team_
     if (status != LOOM_OK) {
         goto out;
     }
+    o = loom_sched_order(sched);
     for (i = 0; i < p; ++i) {
-        ranks[i] = i;
+        ranks[i] = loom_order_at(o, i);
     }
-    /* tmp + run(r, i) * esize is where rotated block i (rank r+i) goes. */
+    me = loom_order_pos(o, r);
+    status = loom_bruck_by_pos(&blocks, ranks, o, &pos_blocks, &pos_counts, &by_pos);
+    if (status != LOOM_OK) {
+        loom_sched_destroy(sched);
+        loom_blocks_fini(&blocks);
+        return status;
+    }
+    /* tmp + run(me, i) * esize is where rotated block i (position me+i)
+     * goes. */
     ph.sched = sched;
     ph.ranks = ranks;
+    ph.me = me;
+    ph.ctx = by_pos;
     ph.tmp = tmp;
     ph.last = loom_sched_copy(sched, own, tmp, own_bytes, LOOM_NO_DEPS);
     loom_phase_bruck(&ph);
 
-    /* Unrotate: runs of blocks r+1, r+2, ... that lie back to back in the
-     * receive buffer go in one copy (tmp holds them back to back). */
+    /* Unrotate: each block to its rank's place; runs of the blocks of
+     * positions me+1, me+2, ... that lie back to back in the receive
+     * buffer go in one copy (tmp holds them back to back). */
     for (i = 1; i < p; i = start) {
         start = i;
-        b = loom_mod(r + i, p);
+        b = ranks[loom_mod(me + i, p)];
         run_dst = buf + loom_blocks_offset(&blocks, b) * esize;
         run_bytes = 0;
         do {
             run_bytes += loom_blocks_count(&blocks, b) * esize;
             ++start;
-            b = loom_mod(r + start, p);
+            b = ranks[loom_mod(me + start, p)];
         } while (start < p &&
                  loom_blocks_offset(&blocks, b) * esize == (size_t)(run_dst - buf) + run_bytes);
-        loom_sched_copy(sched, tmp + loom_blocks_run(&blocks, r, i) * esize, run_dst,
+        loom_sched_copy(sched, tmp + loom_blocks_run(by_pos, me, i) * esize, run_dst,
                         run_bytes, LOOM_DEPS(ph.last));
+    }
+    if (pos_counts != NULL) {
+        loom_blocks_fini(&pos_blocks);
+        free(pos_counts);
     }
 
 out:

@@ -39,15 +39,28 @@
  * ceil(log2 p) rounds for small ones.
  * Allgatherv: each block travels alone, so uneven counts cost no waiting
  * for the largest block.
+ *
+ * Under a rank order (loom_sched_order) each node lists its ranks, and
+ * each rack its nodes, in position order (loom_hier_layout_init_ordered),
+ * and blocks are taken, and tagged, by their ranks' positions; the block
+ * of rank q is still rank q's.
  */
 #include "coll/core/allgather/allgather.h"
 #include "coll/core/parts/blocks.h"
 #include "coll/core/parts/hier_layout.h"
 
+/* The tag of the block at position qpos on its way to rank dst
+ * (loom_hier_block_tag, of positions). */
+static uint32_t loom_aghier_tag(const loom_order_t *o, int p, int qpos, int dst)
+{
+    return loom_hier_block_tag(p, qpos, loom_order_pos(o, dst));
+}
+
 loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t *team,
                                        loom_sched_t **sched_p)
 {
-    int p = team->size, me = team->rank, q, k, recv, up, h, g, i, x, *ints;
+    int p = team->size, me = team->rank, q, k, recv, up, h, g, i, x, mpos, qpos, *ints;
+    const loom_order_t *o;
     size_t esize = args->elem_size, bytes;
     const char *own, *src;
     char *buf = args->recvbuf, *dst;
@@ -75,16 +88,21 @@ loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t
     if (p == 1 || blocks.max == 0) {
         goto out;
     }
-    status = loom_hier_layout_init(&lay, team, sched, loom_hier_index_ints(team), &ints);
+    o = loom_sched_order(sched);
+    status = loom_hier_layout_init_ordered(&lay, team, sched, o, loom_hier_index_ints(team),
+                                           &ints);
     if (status != LOOM_OK) {
         goto out;
     }
     loom_hier_index_init(&ix, &lay, team, ints);
-    /* Blocks in order from this rank's own, racks in order from this
-     * rank's: every rank starts on its own block's slow sends, and a
-     * rotated layout gives a rotated schedule (loom_hier_block_tag). */
+    /* Blocks in position order from this rank's own, racks in order from
+     * this rank's: every rank starts on its own block's slow sends, and a
+     * rotated layout gives a rotated schedule (loom_hier_block_tag, of
+     * positions). */
+    mpos = loom_order_pos(o, me);
     for (k = 0; k < p; ++k) {
-        q = (me + k) % p;
+        qpos = (mpos + k) % p;
+        q = loom_order_at(o, qpos);
         bytes = loom_blocks_count(&blocks, q) * esize;
         dst = buf + loom_blocks_offset(&blocks, q) * esize;
         h = loom_hier_rack_holder(&ix, lay.me_rack, q);
@@ -96,14 +114,14 @@ loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t
              * a rack holder to its node holders, a node holder to its
              * node. */
             up = me == h ? q : me == g ? h : g;
-            recv = loom_sched_recv(sched, up, loom_hier_block_tag(p, q, me), dst, bytes,
+            recv = loom_sched_recv(sched, up, loom_aghier_tag(o, p, qpos, me), dst, bytes,
                                    LOOM_NO_DEPS);
             src = dst;
         }
         if (me == q) {
             for (i = 1; i < lay.R; ++i) {
                 x = loom_hier_rack_holder(&ix, (lay.me_rack + i) % lay.R, q);
-                loom_sched_send(sched, x, loom_hier_block_tag(p, q, x), src, bytes,
+                loom_sched_send(sched, x, loom_aghier_tag(o, p, qpos, x), src, bytes,
                                 LOOM_NO_DEPS);
             }
         }
@@ -112,7 +130,7 @@ loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t
                 x = loom_hier_node(&lay, lay.me_rack, i);
                 if (x != lay.me_node) {
                     x = loom_hier_node_holder(&ix, x, q);
-                    loom_sched_send(sched, x, loom_hier_block_tag(p, q, x), src, bytes,
+                    loom_sched_send(sched, x, loom_aghier_tag(o, p, qpos, x), src, bytes,
                                     LOOM_DEPS(recv));
                 }
             }
@@ -121,7 +139,7 @@ loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t
             for (i = 0; i < lay.node_size[lay.me_node]; ++i) {
                 x = loom_hier_rank(&lay, lay.me_node, i);
                 if (x != me) {
-                    loom_sched_send(sched, x, loom_hier_block_tag(p, q, x), src, bytes,
+                    loom_sched_send(sched, x, loom_aghier_tag(o, p, qpos, x), src, bytes,
                                     LOOM_DEPS(recv));
                 }
             }

@@ -29,8 +29,10 @@
  * For allgatherv each round lasts as long as its largest block, so very
  * uneven counts favour Bruck, which moves whole runs of blocks.
  *
- * The ring is the allgather ring phase (phase.h) over the ranks in team
- * order, its block j rank j's block.
+ * The ring is the allgather ring phase (phase.h) over the ranks in the
+ * team's rank order (loom_sched_order): position i's neighbours are the
+ * ranks at positions i-1 and i+1, and the phase's block j is the block of
+ * the rank at position j, where that rank's block lies in the buffer.
  */
 #include "coll/core/allgather/allgather.h"
 #include "coll/core/parts/blocks.h"
@@ -41,17 +43,20 @@
 typedef struct loom_agring {
     loom_blocks_t       blocks;
     int                 r;
+    const int           *ranks;     /* the rank at each position */
 } loom_agring_t;
 
-/* Block j: in place in the receive buffer; rank r's own from where the
- * caller has it (the send buffer, out of place). */
+/* Block j, the block of the rank at position j: in place in the receive
+ * buffer; rank r's own from where the caller has it (the send buffer, out
+ * of place). */
 static loom_phase_block_t loom_agring_block(const loom_phase_cut_t *cut, int j)
 {
     const loom_agring_t *c = cut->ctx;
-    char *at = cut->at + loom_blocks_offset(&c->blocks, j) * cut->esize;
+    int q = c->ranks[j];
+    char *at = cut->at + loom_blocks_offset(&c->blocks, q) * cut->esize;
 
-    return (loom_phase_block_t){ .at = at, .in = j == c->r ? cut->in : at,
-                                 .n = loom_blocks_count(&c->blocks, j) };
+    return (loom_phase_block_t){ .at = at, .in = q == c->r ? cut->in : at,
+                                 .n = loom_blocks_count(&c->blocks, q) };
 }
 
 loom_status_t loom_allgather_ring_plan(const loom_coll_args_t *args, loom_team_t *team,
@@ -60,8 +65,9 @@ loom_status_t loom_allgather_ring_plan(const loom_coll_args_t *args, loom_team_t
     loom_agring_t c = { .r = team->rank };
     int p = team->size, r = team->rank, *ints, *ranks, i, nlast;
     size_t esize = args->elem_size;
+    const loom_order_t *o;
     loom_ring_phase_t ph = {
-        .n = p, .me = r,
+        .n = p,
         .cut = { .block = loom_agring_block, .at = args->recvbuf, .esize = esize,
                  .ctx = &c },
     };
@@ -103,13 +109,16 @@ loom_status_t loom_allgather_ring_plan(const loom_coll_args_t *args, loom_team_t
     }
     ranks = ints;
     ph.last = ranks + p;
+    o = loom_sched_order(ph.sched);
     for (i = 0; i < p; ++i) {
-        ranks[i] = i;
+        ranks[i] = loom_order_at(o, i);
     }
     for (i = 0; i < nlast; ++i) {
         ph.last[i] = -1;
     }
     ph.ranks = ranks;
+    ph.me = loom_order_pos(o, r);
+    c.ranks = ranks;
     /* Round 0 sends the own block from where it is, not waiting for its
      * copy into place. */
     loom_phase_ag_ring(&ph);
