@@ -22,7 +22,9 @@
  *
  * The ring is the allgather ring phase (phase.h) over the virtual ranks,
  * its block u the message's block u, told which blocks the scatter gave
- * each rank.
+ * each rank.  Virtual ranks count positions of the team's rank order
+ * from the root's (loom_order_vrank): the tree and the ring place ranks
+ * by position, and the message's blocks follow the virtual ranks.
  */
 #include "coll/core/bcast/bcast.h"
 #include "coll/core/parts/partition.h"
@@ -50,9 +52,10 @@ loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
 {
     loom_cut_t c = { .buf = args->recvbuf, .count = args->count,
                      .esize = args->elem_size, .p = team->size };
-    int p = team->size, v = loom_vrank(team->rank, args->root, p), m, b, u, scatter = -1;
+    int p = team->size, v, m, b, u, scatter = -1;
+    const loom_order_t *o;
     loom_ring_phase_t ph = {
-        .n = p, .me = v, .tag_base = 1, .held = loom_bsag_holds,
+        .n = p, .tag_base = 1, .held = loom_bsag_holds,
         .cut = { .block = loom_bsag_block, .esize = args->elem_size, .ctx = &c },
     };
     int *ranks;
@@ -74,6 +77,9 @@ loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
     if (p == 1 || args->count == 0) {
         goto out;
     }
+    o = loom_sched_order(ph.sched);
+    v = loom_order_vrank(o, team->rank, args->root, p);
+    ph.me = v;
     /* The ranks in ring order (virtual ranks), and per block the step
      * after which it is here (-1: from the start, or not yet: only blocks
      * held are ever sent). */
@@ -83,7 +89,7 @@ loom_status_t loom_bcast_scatter_allgather_plan(const loom_coll_args_t *args,
     }
     ph.last = ranks + p;
     for (u = 0; u < p; ++u) {
-        ranks[u] = loom_vrank_real(u, args->root, p);
+        ranks[u] = loom_order_vrank_real(o, u, args->root, p);
     }
     ph.ranks = ranks;
 
