@@ -44,6 +44,13 @@
  * The rounds are the halving phase (phase.h) over the virtual ranks the
  * fold leaves; its block i is position i of the scratch copy, so virtual
  * rank v, which ends with block bitrev(v), ends with its own data.
+ *
+ * Under a rank order (loom_sched_reduce_order: the identity for the
+ * reproducible mode; a non-commutative op never gets here with one) all
+ * of the above counts positions of the order instead of ranks: the fold
+ * pairs positions, virtual rank v stands for the ranks at its positions,
+ * and the scratch copy holds, at the place of a virtual rank, the input
+ * blocks of the ranks it stands for.  Blocks stay their ranks'.
  */
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "coll/core/parts/blocks.h"
@@ -85,7 +92,7 @@ static char *loom_rshalf_range(const loom_halving_phase_t *ph, int lo, int hi,
     return c->w + c->pos[lo];
 }
 
-/* The first real rank, and how many, that virtual rank v stands for. */
+/* The first position, and how many, that virtual rank v stands for. */
 static int loom_rshalf_first(const loom_fold_t *f, int v, int *n_p)
 {
     *n_p = v < f->rem ? 2 : 1;
@@ -96,9 +103,11 @@ loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
                                                loom_team_t *team, loom_sched_t **sched_p)
 {
     int p = team->size, r = team->rank, bits, i, v, n, first, start, recv, red, send;
-    loom_fold_t fold = loom_fold_make(p, r);
-    size_t esize = args->elem_size, total_bytes, own_bytes, below, pos_bytes;
-    char *buf = args->recvbuf, *scratch, *w, *rbuf, *result;
+    int mpos, k, m, q;
+    loom_fold_t fold;
+    const loom_order_t *o;
+    size_t esize = args->elem_size, total_bytes, own_bytes, below, pos_bytes, bytes;
+    char *buf = args->recvbuf, *scratch, *w, *rbuf, *result, *dst;
     size_t *pos;   /* byte offset of each position in w; p2 + 1 entries */
     const char *in = args->in_place ? buf : (const char *)args->sendbuf;
     loom_rshalf_copy_t copy;
@@ -117,6 +126,9 @@ loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
         loom_blocks_fini(&blocks);
         return status;
     }
+    o = loom_sched_reduce_order(ph.sched);
+    mpos = loom_order_pos(o, r);
+    fold = loom_fold_make(p, mpos);
     total_bytes = blocks.total * esize;
     own_bytes = loom_blocks_count(&blocks, r) * esize;
     if (p == 1 || total_bytes == 0) {
@@ -130,9 +142,10 @@ loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
     if (fold.vrank < 0) {
         /* Sits out: hand the input up, get the block back.  In place the
          * result may land only once the input has left. */
-        send = loom_sched_send(ph.sched, r + 1, LOOM_RSHALF_TAG_PRE, in, total_bytes,
-                               LOOM_NO_DEPS);
-        loom_sched_recv(ph.sched, r + 1, (uint32_t)(bits + 1), buf, own_bytes,
+        send = loom_sched_send(ph.sched, loom_order_at(o, mpos + 1), LOOM_RSHALF_TAG_PRE, in,
+                               total_bytes, LOOM_NO_DEPS);
+        loom_sched_recv(ph.sched, loom_order_at(o, mpos + 1), (uint32_t)(bits + 1), buf,
+                        own_bytes,
                         args->in_place ? LOOM_DEPS(send) : LOOM_NO_DEPS);
         goto out;
     }
@@ -149,35 +162,48 @@ loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
     pos[0] = 0;
     for (i = 0; i < fold.p2; ++i) {
         first = loom_rshalf_first(&fold, loom_rshalf_bitrev(i, bits), &n);
-        pos[i + 1] = pos[i] + loom_blocks_run(&blocks, first, n) * esize;
+        pos[i + 1] = pos[i];
+        for (k = 0; k < n; ++k) {
+            pos[i + 1] += loom_blocks_count(&blocks, loom_order_at(o, first + k)) * esize;
+        }
     }
 
     /* The input in position order; a folded pair's odd rank reduces the
-     * even rank's input (the lower: src) in on the way. */
+     * even rank's input (the lower: src) in on the way.  The blocks of a
+     * virtual rank's ranks go in one copy where they lie back to back in
+     * the input (always without an order). */
     start = ph.sched->nsteps;
-    recv = r < 2 * fold.rem
-               ? loom_sched_recv(ph.sched, r - 1, LOOM_RSHALF_TAG_PRE, rbuf, total_bytes,
-                                 LOOM_NO_DEPS)
+    recv = mpos < 2 * fold.rem
+               ? loom_sched_recv(ph.sched, loom_order_at(o, mpos - 1), LOOM_RSHALF_TAG_PRE,
+                                 rbuf, total_bytes, LOOM_NO_DEPS)
                : -1;
     for (i = 0; i < fold.p2; ++i) {
         v = loom_rshalf_bitrev(i, bits);
         first = loom_rshalf_first(&fold, v, &n);
-        below = loom_blocks_packed(&blocks, first) * esize;
-        red = loom_sched_copy(ph.sched, in + below, w + pos[i], pos[i + 1] - pos[i],
-                              LOOM_NO_DEPS);
-        if (recv >= 0) {
-            loom_sched_reduce(ph.sched, rbuf + below, w + pos[i], pos[i + 1] - pos[i],
-                              LOOM_DEPS(recv, red));
+        dst = w + pos[i];
+        for (k = 0; k < n; k += m) {
+            q = loom_order_at(o, first + k);
+            m = 1;
+            while (k + m < n && loom_order_at(o, first + k + m) == q + m) {
+                ++m;
+            }
+            below = loom_blocks_packed(&blocks, q) * esize;
+            bytes = loom_blocks_run(&blocks, q, m) * esize;
+            red = loom_sched_copy(ph.sched, in + below, dst, bytes, LOOM_NO_DEPS);
+            if (recv >= 0) {
+                loom_sched_reduce(ph.sched, rbuf + below, dst, bytes, LOOM_DEPS(recv, red));
+            }
+            dst += bytes;
         }
     }
 
-    /* The ranks the fold leaves, in order. */
+    /* The ranks the fold leaves, in position order. */
     status = loom_sched_alloc_ints(ph.sched, fold.p2, &ranks);
     if (status != LOOM_OK) {
         goto out;
     }
     for (v = 0; v < fold.p2; ++v) {
-        ranks[v] = loom_fold_real(&fold, v);
+        ranks[v] = loom_order_at(o, loom_fold_real(&fold, v));
     }
     copy = (loom_rshalf_copy_t){ .w = w, .pos = pos };
     ph.ranks = ranks;
@@ -190,10 +216,10 @@ loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
 
     /* Position lo = bitrev(vrank) holds this virtual rank's block(s). */
     result = w + pos[ph.lo];
-    if (r < 2 * fold.rem) {
-        below = loom_blocks_count(&blocks, r - 1) * esize;
-        loom_sched_send(ph.sched, r - 1, (uint32_t)(bits + 1), result, below,
-                        LOOM_DEPS(ph.last));
+    if (mpos < 2 * fold.rem) {
+        below = loom_blocks_count(&blocks, loom_order_at(o, mpos - 1)) * esize;
+        loom_sched_send(ph.sched, loom_order_at(o, mpos - 1), (uint32_t)(bits + 1), result,
+                        below, LOOM_DEPS(ph.last));
         result += below;
     }
     loom_sched_copy(ph.sched, result, buf, own_bytes, LOOM_DEPS(ph.last));

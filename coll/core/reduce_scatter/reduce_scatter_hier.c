@@ -46,6 +46,12 @@
  * In place, rank r's result builds up in scratch and moves to the start
  * of the receive buffer at the end, once every step that read the input
  * there is done.
+ *
+ * Under a rank order (loom_sched_reduce_order: the identity for the
+ * reproducible mode) each node lists its ranks, and each rack its nodes,
+ * in position order (loom_hier_layout_init_ordered), and blocks are
+ * taken, and tagged, by their ranks' positions; block q is still rank
+ * q's result.
  */
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "coll/core/parts/blocks.h"
@@ -100,11 +106,20 @@ static int loom_rshier_links(const loom_rshier_t *c, int q, int *below, int *up_
     return n;
 }
 
+/* The tag of the block at position qpos on its way to rank dst
+ * (loom_hier_block_tag, of positions). */
+static uint32_t loom_rshier_tag(const loom_order_t *o, int p, int qpos, int dst)
+{
+    return loom_hier_block_tag(p, qpos, loom_order_pos(o, dst));
+}
+
 loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
                                             loom_team_t *team, loom_sched_t **sched_p)
 {
     loom_rshier_t c = { .me = team->rank };
     int p = team->size, me = team->rank, q, i, k, nb, up, prev, rv, all, *ints, *below;
+    int mpos, qpos;
+    const loom_order_t *o;
     size_t esize = args->elem_size, bytes, need = 0;
     const char *in, *inq;
     char *buf = args->recvbuf, *scratch, *at, *acc, *mine = NULL;
@@ -132,7 +147,9 @@ loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
         }
         goto out;
     }
-    status = loom_hier_layout_init(&c.lay, team, sched, loom_hier_index_ints(team) + p, &ints);
+    o = loom_sched_reduce_order(sched);
+    status = loom_hier_layout_init_ordered(&c.lay, team, sched, o,
+                                           loom_hier_index_ints(team) + p, &ints);
     if (status != LOOM_OK) {
         goto out;
     }
@@ -152,18 +169,21 @@ loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
     if (status != LOOM_OK) {
         goto out;
     }
-    /* Blocks in order from the one after this rank's, its own last (it
-     * waits for every other rank; the others' go up while it does), and
-     * racks in order from this rank's: a rotated layout gives a rotated
-     * schedule (loom_hier_block_tag). */
+    /* Blocks in position order from the one after this rank's, its own
+     * last (it waits for every other rank; the others' go up while it
+     * does), and racks in order from this rank's: a rotated layout gives
+     * a rotated schedule (loom_hier_block_tag, of positions). */
     at = scratch;
+    mpos = loom_order_pos(o, me);
     for (i = 1; i <= p; ++i) {
-        q = (me + i) % p;
+        qpos = (mpos + i) % p;
+        q = loom_order_at(o, qpos);
         nb = loom_rshier_links(&c, q, below, &up);
         bytes = loom_blocks_count(&blocks, q) * esize;
         inq = in + loom_blocks_packed(&blocks, q) * esize;
         if (nb == 0) {
-            loom_sched_send(sched, up, loom_hier_block_tag(p, q, up), inq, bytes, LOOM_NO_DEPS);
+            loom_sched_send(sched, up, loom_rshier_tag(o, p, qpos, up), inq, bytes,
+                            LOOM_NO_DEPS);
             continue;
         }
         if (q == me && !args->in_place) {
@@ -174,13 +194,13 @@ loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
         }
         prev = loom_sched_copy(sched, inq, acc, bytes, LOOM_NO_DEPS);
         for (k = 0; k < nb; ++k) {
-            rv = loom_sched_recv(sched, below[k], loom_hier_block_tag(p, q, me), at, bytes,
+            rv = loom_sched_recv(sched, below[k], loom_rshier_tag(o, p, qpos, me), at, bytes,
                                  LOOM_NO_DEPS);
             prev = loom_sched_reduce(sched, at, acc, bytes, LOOM_DEPS(rv, prev));
             at += loom_rshier_align(bytes);
         }
         if (q != me) {
-            loom_sched_send(sched, up, loom_hier_block_tag(p, q, up), acc, bytes,
+            loom_sched_send(sched, up, loom_rshier_tag(o, p, qpos, up), acc, bytes,
                             LOOM_DEPS(prev));
         } else {
             mine = acc;

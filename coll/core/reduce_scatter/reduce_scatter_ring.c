@@ -40,8 +40,9 @@
  * call, and a partial sum written there would be a wrong answer.
  *
  * The ring is the reduce-scatter ring phase (phase.h) over the ranks in
- * team order, its block j the input's block j; what is left here is
- * where the blocks are worked on.
+ * the team's rank order (loom_sched_reduce_order: the identity for the
+ * reproducible mode), its block j the input's block of the rank at
+ * position j; what is left here is where the blocks are worked on.
  */
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "coll/core/parts/blocks.h"
@@ -58,6 +59,7 @@ typedef struct loom_rsring {
     char            *buf;       /* the receive buffer: rank r's result, out of place */
     int             r;
     int             in_place;
+    const int       *ranks;     /* the rank at each position */
 } loom_rsring_t;
 
 static size_t loom_rsring_align(size_t bytes)
@@ -65,17 +67,18 @@ static size_t loom_rsring_align(size_t bytes)
     return (bytes + LOOM_RSRING_ALIGN - 1) / LOOM_RSRING_ALIGN * LOOM_RSRING_ALIGN;
 }
 
-/* Block j: the partial sums in the working copy (at), the input's block
- * (in), both packed; rank r's own block out of place straight into its
- * result. */
+/* Block j, the block of the rank q at position j: the partial sums in the
+ * working copy (at), the input's block (in), both packed by rank; rank
+ * r's own block out of place straight into its result. */
 static loom_phase_block_t loom_rsring_block(const loom_phase_cut_t *cut, int j)
 {
     const loom_rsring_t *c = cut->ctx;
-    size_t off = loom_blocks_packed(&c->blocks, j) * cut->esize;
-    int own = j == c->r && !c->in_place;
+    int q = c->ranks[j];
+    size_t off = loom_blocks_packed(&c->blocks, q) * cut->esize;
+    int own = q == c->r && !c->in_place;
 
     return (loom_phase_block_t){ .at = own ? c->buf : cut->at + off, .in = cut->in + off,
-                                 .n = loom_blocks_count(&c->blocks, j) };
+                                 .n = loom_blocks_count(&c->blocks, q) };
 }
 
 /* In place: copy the result from the working copy to the start of the
@@ -101,8 +104,9 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
                         .in_place = args->in_place };
     int p = team->size, depth = args->depth > 0 ? args->depth : LOOM_RSRING_DEFAULT_DEPTH;
     size_t esize = args->elem_size, work_bytes;
+    const loom_order_t *o;
     loom_ring_phase_t ph = {
-        .n = p, .me = team->rank,
+        .n = p,
         .cut = { .block = loom_rsring_block, .esize = esize, .ctx = &c,
                  .in = args->in_place ? args->recvbuf : (const char *)args->sendbuf },
     };
@@ -158,8 +162,9 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
     ranks = ints;
     ph.last = ranks + p;
     slots.reader = ph.last + nlast;
+    o = loom_sched_reduce_order(ph.sched);
     for (i = 0; i < p; ++i) {
-        ranks[i] = i;
+        ranks[i] = loom_order_at(o, i);
     }
     for (i = 0; i < nlast; ++i) {
         ph.last[i] = -1;
@@ -168,6 +173,8 @@ loom_status_t loom_reduce_scatter_ring_plan(const loom_coll_args_t *args,
         slots.reader[i] = -1;
     }
     ph.ranks = ranks;
+    ph.me = loom_order_pos(o, c.r);
+    c.ranks = ranks;
     ph.slots = &slots;
     loom_phase_rs_ring(&ph);
     if (args->in_place) {
