@@ -7,12 +7,20 @@
  * plan rank pi[j]'s own schedule instead, whose peers differ.  Where the
  * order must not change a bit (a non-commutative op, the reproducible
  * mode) every rank plans exactly the schedule it plans without an order.
+ * Where blocks belong to ranks (allgather, reduce_scatter), a step on
+ * rank q's block without the order is, under it, the same step on rank
+ * pi[q]'s block: the offsets of the buffers that hold one block per rank
+ * are mapped too.  Where the order regroups local copies (Bruck's final
+ * pass, the halving's staging copy: blocks that lie back to back by
+ * position need not by rank) the messages are compared, in order.
  * The verifier's sweeps (check_verifier*.c) check the results under
  * random orders; this checks that the order is followed at all.
  */
+#include "coll/core/allgather/allgather.h"
 #include "coll/core/allreduce/allreduce.h"
 #include "coll/core/bcast/bcast.h"
 #include "coll/core/reduce/reduce.h"
+#include "coll/core/reduce_scatter/reduce_scatter.h"
 
 #include <check.h>
 #include "test/unit/support/check_main.h"
@@ -21,10 +29,21 @@
 #include <string.h>
 
 #define COUNT 1000
+#define BLOCK 150       /* elements of a rank's block: 3 segments of 256 bytes */
 #define ESIZE 4
 #define MAX_P 16
 
-static char sendbuf[COUNT * ESIZE], recvbuf[COUNT * ESIZE];
+static char sendbuf[MAX_P * COUNT * ESIZE], recvbuf[MAX_P * COUNT * ESIZE];
+
+/* Which buffers hold one block per rank, BLOCK elements each, packed (the
+ * call's count is then BLOCK, a rank's); and whether only the messages
+ * are compared. */
+enum {
+    BLK_SEND = 1,       /* the send buffer */
+    BLK_RECV = 2,       /* the receive buffer */
+    BLK_SCRATCH = 4,    /* the schedule's scratch, from its start */
+    MSGS_ONLY = 8,
+};
 
 static void no_reduce(const void *src, void *dst, size_t count, void *ctx)
 {
@@ -38,26 +57,46 @@ typedef struct order_alg {
     int             commutative;    /* the op the call passes */
     int             reproducible;
     int             follows;        /* 1: places ranks by the order; 0: ignores it */
+    int             blocks;         /* BLK_* and MSGS_ONLY; 0: no per-rank blocks */
 } order_alg_t;
 
 static const order_alg_t algs[] = {
-    { "bcast binomial", loom_bcast_binomial_plan, 1, 1, 0, 1 },
-    { "bcast chain", loom_bcast_chain_plan, 1, 1, 0, 1 },
-    { "bcast hierarchical", loom_bcast_hier_plan, 1, 1, 0, 1 },
+    { "bcast binomial", loom_bcast_binomial_plan, 1, 1, 0, 1, 0 },
+    { "bcast chain", loom_bcast_chain_plan, 1, 1, 0, 1, 0 },
+    { "bcast hierarchical", loom_bcast_hier_plan, 1, 1, 0, 1, 0 },
     /* Nothing is reduced: the op does not matter. */
-    { "bcast chain, non-commutative op", loom_bcast_chain_plan, 1, 0, 0, 1 },
-    { "reduce binomial", loom_reduce_binomial_plan, 1, 1, 0, 1 },
-    { "reduce chain", loom_reduce_chain_plan, 1, 1, 0, 1 },
-    { "reduce hierarchical", loom_reduce_hier_plan, 1, 1, 0, 1 },
-    { "reduce binomial, non-commutative", loom_reduce_binomial_plan, 1, 0, 0, 0 },
-    { "reduce chain, non-commutative", loom_reduce_chain_plan, 1, 0, 0, 0 },
-    { "reduce chain, reproducible", loom_reduce_chain_plan, 1, 1, 1, 0 },
-    { "reduce reproducible", loom_reduce_canonical_plan, 1, 1, 1, 0 },
-    { "allreduce recursive doubling", loom_allreduce_rd_plan, 0, 1, 0, 1 },
-    { "allreduce double binary tree", loom_allreduce_dbtree_plan, 0, 1, 0, 1 },
-    { "allreduce recursive doubling, non-commutative", loom_allreduce_rd_plan, 0, 0, 0, 0 },
-    { "allreduce recursive doubling, reproducible", loom_allreduce_rd_plan, 0, 1, 1, 0 },
-    { "allreduce reproducible", loom_allreduce_canonical_plan, 0, 1, 1, 0 },
+    { "bcast chain, non-commutative op", loom_bcast_chain_plan, 1, 0, 0, 1, 0 },
+    { "reduce binomial", loom_reduce_binomial_plan, 1, 1, 0, 1, 0 },
+    { "reduce chain", loom_reduce_chain_plan, 1, 1, 0, 1, 0 },
+    { "reduce hierarchical", loom_reduce_hier_plan, 1, 1, 0, 1, 0 },
+    { "reduce binomial, non-commutative", loom_reduce_binomial_plan, 1, 0, 0, 0, 0 },
+    { "reduce chain, non-commutative", loom_reduce_chain_plan, 1, 0, 0, 0, 0 },
+    { "reduce chain, reproducible", loom_reduce_chain_plan, 1, 1, 1, 0, 0 },
+    { "reduce reproducible", loom_reduce_canonical_plan, 1, 1, 1, 0, 0 },
+    { "allreduce recursive doubling", loom_allreduce_rd_plan, 0, 1, 0, 1, 0 },
+    { "allreduce double binary tree", loom_allreduce_dbtree_plan, 0, 1, 0, 1, 0 },
+    { "allreduce recursive doubling, non-commutative", loom_allreduce_rd_plan, 0, 0, 0, 0, 0 },
+    { "allreduce recursive doubling, reproducible", loom_allreduce_rd_plan, 0, 1, 1, 0, 0 },
+    { "allreduce reproducible", loom_allreduce_canonical_plan, 0, 1, 1, 0, 0 },
+    { "bcast scatter + allgather", loom_bcast_scatter_allgather_plan, 1, 1, 0, 1, 0 },
+    { "allgather ring", loom_allgather_ring_plan, 0, 1, 0, 1, BLK_RECV },
+    { "allgather Bruck", loom_allgather_bruck_plan, 0, 1, 0, 1, BLK_RECV | MSGS_ONLY },
+    { "allgather hierarchical", loom_allgather_hier_plan, 0, 1, 0, 1, BLK_RECV },
+    /* Nothing is reduced: the op does not matter. */
+    { "allgather ring, non-commutative op", loom_allgather_ring_plan, 0, 0, 0, 1, BLK_RECV },
+    { "reduce_scatter ring", loom_reduce_scatter_ring_plan, 0, 1, 0, 1,
+      BLK_SEND | BLK_SCRATCH },
+    { "reduce_scatter recursive halving", loom_reduce_scatter_halving_plan, 0, 1, 0, 1,
+      BLK_SEND | MSGS_ONLY },
+    { "reduce_scatter hierarchical", loom_reduce_scatter_hier_plan, 0, 1, 0, 1, BLK_SEND },
+    { "reduce_scatter ring, reproducible", loom_reduce_scatter_ring_plan, 0, 1, 1, 0,
+      BLK_SEND | BLK_SCRATCH },
+    { "reduce_scatter recursive halving, non-commutative", loom_reduce_scatter_halving_plan,
+      0, 0, 0, 0, BLK_SEND | MSGS_ONLY },
+    { "reduce_scatter recursive halving, reproducible", loom_reduce_scatter_halving_plan,
+      0, 1, 1, 0, BLK_SEND | MSGS_ONLY },
+    { "reduce_scatter hierarchical, reproducible", loom_reduce_scatter_hier_plan, 0, 1, 1, 0,
+      BLK_SEND },
 };
 #define NALGS ((int)(sizeof(algs) / sizeof(algs[0])))
 
@@ -73,30 +112,80 @@ static uintptr_t where(const loom_sched_t *s, const void *ptr)
     return (uintptr_t)p;
 }
 
-/* b is a with every peer q replaced by map[q]. */
+/* Where a step of a, planned without the order, is under it: inside one
+ * block of a buffer that holds one block per rank (blocks), in rank
+ * map[q]'s block where it was in rank q's. */
+static uintptr_t where_mapped(const loom_sched_t *a, const void *ptr, size_t bytes,
+                              const int *map, int blocks)
+{
+    const char *bases[3] = { blocks & BLK_SEND ? sendbuf : NULL,
+                             blocks & BLK_RECV ? recvbuf : NULL,
+                             blocks & BLK_SCRATCH ? (const char *)a->scratch : NULL };
+    const size_t block = BLOCK * ESIZE;
+    const char *p = ptr;
+    size_t off;
+    int k, q;
+
+    for (k = 0; k < 3 && p != NULL; ++k) {
+        if (bases[k] == NULL || p < bases[k] ||
+            p >= bases[k] + (size_t)a->team->size * block) {
+            continue;
+        }
+        off = (size_t)(p - bases[k]);
+        q = (int)(off / block);
+        if (off % block + bytes <= block) {
+            p = bases[k] + (size_t)map[q] * block + off % block;
+        }
+        break;
+    }
+    return where(a, p);
+}
+
+static int is_msg(const loom_step_desc_t *x)
+{
+    return x->type == LOOM_STEP_SEND || x->type == LOOM_STEP_RECV;
+}
+
+/* The next step from *i on, a message only when msgs_only; NULL: none. */
+static const loom_step_desc_t *next_step(const loom_sched_t *s, int *i, int msgs_only)
+{
+    while (*i < s->nsteps && msgs_only && !is_msg(&s->steps[*i].desc)) {
+        ++*i;
+    }
+    return *i < s->nsteps ? &s->steps[(*i)++].desc : NULL;
+}
+
+/* b is a with every peer q replaced by map[q], and every step on rank q's
+ * block on rank map[q]'s (blocks); with MSGS_ONLY the messages only, in
+ * order, their dependencies aside. */
 static void check_mapped(const loom_sched_t *a, const loom_sched_t *b, const int *map,
-                         const char *what)
+                         int blocks, const char *what)
 {
     const loom_step_desc_t *x, *y;
-    int i, k, msg;
+    int i = 0, j = 0, k, n = 0, only = (blocks & MSGS_ONLY) != 0;
 
-    ck_assert_msg(a->nsteps == b->nsteps, "%s: %d steps under the order, %d without", what,
-                  b->nsteps, a->nsteps);
-    for (i = 0; i < a->nsteps; ++i) {
-        x = &a->steps[i].desc;
-        y = &b->steps[i].desc;
-        msg = x->type == LOOM_STEP_SEND || x->type == LOOM_STEP_RECV;
+    ck_assert_msg(only || a->nsteps == b->nsteps, "%s: %d steps under the order, %d without",
+                  what, b->nsteps, a->nsteps);
+    for (;;) {
+        x = next_step(a, &i, only);
+        y = next_step(b, &j, only);
+        if (x == NULL || y == NULL) {
+            ck_assert_msg(x == NULL && y == NULL, "%s: %s messages under the order", what,
+                          x == NULL ? "more" : "fewer");
+            break;
+        }
         ck_assert_msg(x->type == y->type && x->tag_step == y->tag_step &&
-                      x->bytes == y->bytes && x->ndeps == y->ndeps &&
-                      where(a, x->src) == where(b, y->src) &&
-                      where(a, x->dst) == where(b, y->dst),
-                      "%s: step %d differs beyond its peer", what, i);
-        ck_assert_msg(!msg || y->peer == map[x->peer],
+                      x->bytes == y->bytes && (only || x->ndeps == y->ndeps) &&
+                      where_mapped(a, x->src, x->bytes, map, blocks) == where(b, y->src) &&
+                      where_mapped(a, x->dst, x->bytes, map, blocks) == where(b, y->dst),
+                      "%s: step %d differs beyond its peer", what, n);
+        ck_assert_msg(!is_msg(x) || y->peer == map[x->peer],
                       "%s: step %d's peer is %d, where the order places %d (rank %d "
-                      "without an order)", what, i, y->peer, map[x->peer], x->peer);
-        for (k = 0; k < x->ndeps; ++k) {
+                      "without an order)", what, n, y->peer, map[x->peer], x->peer);
+        for (k = 0; !only && k < x->ndeps; ++k) {
             ck_assert_int_eq(x->deps[k], y->deps[k]);
         }
+        ++n;
     }
 }
 
@@ -126,7 +215,8 @@ static void check_alg(const order_alg_t *alg, int p, const uint64_t *keys, const
 {
     loom_team_t *plain = make_team(p, keys, NULL), *ordered = make_team(p, keys, pi);
     loom_coll_args_t args = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = COUNT, .elem_size = ESIZE,
+        .sendbuf = sendbuf, .recvbuf = recvbuf, .elem_size = ESIZE,
+        .count = alg->blocks != 0 ? BLOCK : COUNT,
         .op = { .fn = no_reduce, .commutative = alg->commutative },
         .reproducible = alg->reproducible, .seg_bytes = 256, .depth = 2,
     };
@@ -154,7 +244,7 @@ static void check_alg(const order_alg_t *alg, int p, const uint64_t *keys, const
         if (sa != LOOM_OK) {
             continue;
         }
-        check_mapped(a, b, map, what);
+        check_mapped(a, b, map, alg->blocks, what);
         loom_sched_destroy(a);
         loom_sched_destroy(b);
     }
