@@ -53,8 +53,9 @@ static size_t loom_bruck_run(const loom_bruck_phase_t *ph, int i, int m)
     return loom_blocks_run(blocks, i, m) * ph->sched->args.elem_size;
 }
 
-/* The blocks in position order: rank order's own under the identity or
- * with uniform blocks, else the counts permuted into *by_pos. */
+/* The blocks in position order, at *blocks_p: blocks itself without an
+ * order or when every block has the same count; else by_pos, described
+ * from the counts permuted into *counts_p (the caller frees both). */
 static loom_status_t loom_bruck_by_pos(const loom_blocks_t *blocks, const int *ranks,
                                        const loom_order_t *o, loom_blocks_t *by_pos,
                                        size_t **counts_p, const loom_blocks_t **blocks_p)

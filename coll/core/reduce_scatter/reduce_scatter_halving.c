@@ -145,8 +145,7 @@ loom_status_t loom_reduce_scatter_halving_plan(const loom_coll_args_t *args,
         send = loom_sched_send(ph.sched, loom_order_at(o, mpos + 1), LOOM_RSHALF_TAG_PRE, in,
                                total_bytes, LOOM_NO_DEPS);
         loom_sched_recv(ph.sched, loom_order_at(o, mpos + 1), (uint32_t)(bits + 1), buf,
-                        own_bytes,
-                        args->in_place ? LOOM_DEPS(send) : LOOM_NO_DEPS);
+                        own_bytes, args->in_place ? LOOM_DEPS(send) : LOOM_NO_DEPS);
         goto out;
     }
 
