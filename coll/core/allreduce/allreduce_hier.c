@@ -64,6 +64,11 @@
  * the bottleneck; for small ones the 2(l-1) + 2(m-1) + 2(R-1) latencies
  * lose to logarithmic algorithms.
  *
+ * Under a rank order (loom_sched_reduce_order) the layout lists each
+ * node's ranks in position order and, with one rack, the nodes in the
+ * order of their first position (hier_layout.h): the shards, the rings
+ * and the ring across nodes follow it; racks keep the team's numbering.
+ *
  * Commutative ops only (contributions meet in node and rack order).  Each
  * element is finished on one rank and copied to the others, so all ranks
  * end bitwise identical.
@@ -200,10 +205,12 @@ static int loom_hier_rack_owner(const loom_hier_t *h, int y, int s, int t)
 }
 
 /* Member i of the top-level ring on (s,t): the owner in rack i, or with
- * one rack the owner of shard s on node i. */
+ * one rack the owner of shard s on the rack's node i (in the order of
+ * the layout: node i itself without a rank order). */
 static int loom_hier_member(const loom_hier_t *h, int s, int t, int i)
 {
-    return h->R > 1 ? loom_hier_rack_owner(h, i, s, t) : loom_hier_owner(&h->lay, i, s);
+    return h->R > 1 ? loom_hier_rack_owner(h, i, s, t)
+                    : loom_hier_owner(&h->lay, loom_hier_node(&h->lay, 0, i), s);
 }
 
 /* The ring across racks (or nodes) on (s,t): its piece j is the
@@ -445,8 +452,8 @@ loom_status_t loom_allreduce_hier_plan(const loom_coll_args_t *args, loom_team_t
      * and results per shard, the rack level's per sub-shard, the ring's
      * members, per piece its last step, and its slot's reader; per
      * scratch area, the step that frees it. */
-    status = loom_hier_layout_init(&h.lay, team, h.sched,
-                                   2 * p + 4 * team->num_nodes + 1 + depth, &ints);
+    status = loom_hier_layout_init_ordered(&h.lay, team, h.sched, loom_sched_reduce_order(h.sched),
+                                           2 * p + 4 * team->num_nodes + 1 + depth, &ints);
     if (status != LOOM_OK) {
         goto out;
     }

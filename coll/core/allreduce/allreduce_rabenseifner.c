@@ -23,7 +23,9 @@
  * the partner is the higher group).
  *
  * The two are the halving and doubling phases (phase.h) over the virtual
- * ranks the fold leaves, on the receive buffer cut into p2 blocks.
+ * ranks the fold leaves, on the receive buffer cut into p2 blocks.  The
+ * fold pairs positions of the team's rank order (loom_sched_reduce_order),
+ * so the groups are contiguous in that order.
  */
 #include "coll/core/allreduce/allreduce.h"
 #include "coll/core/parts/partition.h"
@@ -40,7 +42,7 @@ loom_status_t loom_allreduce_rabenseifner_plan(const loom_coll_args_t *args,
 {
     loom_cut_t cut = { .buf = args->recvbuf, .count = args->count, .esize = args->elem_size };
     size_t bytes = args->count * args->elem_size;
-    loom_fold_t fold = loom_fold_make(team->size, team->rank);
+    loom_fold_t fold;
     loom_halving_phase_t ph = { .range = loom_rsag_range, .ctx = &cut, .tag_base = 1,
                                 .ordered = !args->op.commutative };
     int v, last, pre, *ranks;
@@ -50,6 +52,9 @@ loom_status_t loom_allreduce_rabenseifner_plan(const loom_coll_args_t *args,
     if (status != LOOM_OK) {
         return status;
     }
+    /* Groups of positions under a rank order (team.h); of ranks where
+     * rank order must be kept. */
+    fold = loom_fold_make_ordered(team->size, loom_sched_reduce_order(ph.sched), team->rank);
     last = loom_sched_copy_input(ph.sched);
     if (team->size == 1 || bytes == 0) {
         goto out;
@@ -69,7 +74,7 @@ loom_status_t loom_allreduce_rabenseifner_plan(const loom_coll_args_t *args,
         goto out;
     }
     for (v = 0; v < fold.p2; ++v) {
-        ranks[v] = loom_fold_real(&fold, v);
+        ranks[v] = loom_fold_rank(&fold, v);
     }
     cut.p = fold.p2;
     ph.ranks = ranks;

@@ -27,7 +27,8 @@
  * Each block's final value is computed on one rank and copied to the
  * others, so all ranks end bitwise identical.
  *
- * Built of two phases (phase.h) over the ranks in team order: the
+ * Built of two phases (phase.h) over the ranks in the team's rank order
+ * (loom_sched_reduce_order; r above is a position in it): the
  * reduce-scatter ring leaves rank r with its block, the allgather ring
  * starts from it; block j of the phases is the buffer's block j+1, so
  * that rank r ends the first phase with block r+1 of the buffer, as
@@ -71,6 +72,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
                  .in = args->in_place ? buf : (const char *)args->sendbuf, .ctx = &spread },
     };
     loom_slots_t slots = { .depth = depth };
+    const loom_order_t *o;
     int *ints, *ranks, i, nlast;
     loom_status_t status;
 
@@ -81,6 +83,7 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     if (status != LOOM_OK) {
         return status;
     }
+    o = loom_sched_reduce_order(ph.sched);
     if (p == 1 || args->count == 0) {
         loom_sched_copy_input(ph.sched);
         goto out;
@@ -107,8 +110,9 @@ loom_status_t loom_allreduce_ring_plan(const loom_coll_args_t *args, loom_team_t
     ph.last = ranks + p;
     slots.reader = ph.last + nlast;
     for (i = 0; i < p; ++i) {
-        ranks[i] = i;
+        ranks[i] = loom_order_at(o, i);
     }
+    ph.me = loom_order_pos(o, team->rank);
     for (i = 0; i < nlast; ++i) {
         ph.last[i] = -1;
     }

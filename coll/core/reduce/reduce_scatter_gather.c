@@ -15,7 +15,8 @@
  *
  * Non-powers of two first fold the first 2*rem ranks in pairs (the lower
  * rank's vector goes to the higher one, see loom_fold_t).  Commutative ops
- * number ranks from the root so that the gather ends there; non-commutative
+ * number the positions of the team's rank order (loom_sched_reduce_order)
+ * from the root's so that the gather ends there; non-commutative
  * ones keep real ranks (every combination joins two contiguous groups, the
  * lower as src: rank order), and the result goes from the gather's end to
  * the root when that is another rank: + alpha + n beta.
@@ -45,14 +46,15 @@
 typedef struct loom_rsg {
     loom_cut_t      cut;        /* the running vector in p2 blocks */
     int             p;
-    int             base;       /* real rank = (shifted rank + base) mod p */
+    const loom_order_t *order;  /* the schedule's reduce order (NULL: identity) */
+    int             base;       /* the rank at shifted rank 0 (loom_order_vrank) */
     loom_fold_t     fold;
 } loom_rsg_t;
 
 /* The real rank of virtual rank v (after the fold, in shifted numbering). */
 static int loom_rsg_real(const loom_rsg_t *c, int v)
 {
-    return loom_mod(loom_fold_real(&c->fold, v) + c->base, c->p);
+    return loom_order_vrank_real(c->order, loom_fold_real(&c->fold, v), c->base, c->p);
 }
 
 /* Blocks [lo, hi) of the running vector. */
@@ -92,12 +94,15 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
         loom_sched_copy(ph.sched, in, args->recvbuf, bytes, LOOM_NO_DEPS);
         goto out;
     }
-    /* Shifted ranks: the gather ends at virtual rank 0, shifted rank 0 or
-     * 1 (1 when the fold pairs rank 0 off); for a commutative op make that
-     * the root. */
+    /* Shifted ranks count positions of the rank order (team.h; the
+     * identity where rank order must be kept) from base's: the gather
+     * ends at virtual rank 0, shifted rank 0 or 1 (1 when the fold pairs
+     * shifted rank 0 off); for a commutative op make that the root. */
+    c.order = loom_sched_reduce_order(ph.sched);
     c.fold = loom_fold_make(p, 0);
-    c.base = args->op.commutative ? loom_mod(root - (c.fold.rem > 0), p) : 0;
-    sr = loom_mod(r - c.base, p);
+    c.base = args->op.commutative
+                 ? loom_order_vrank_real(c.order, -(c.fold.rem > 0), root, p) : 0;
+    sr = loom_order_vrank(c.order, r, c.base, p);
     c.fold = loom_fold_make(p, sr);
     c.cut.p = c.fold.p2;
     top = loom_rsg_real(&c, 0);
@@ -114,7 +119,8 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
 
     /* Fold: the lower rank of a pair hands its vector to the higher one. */
     if (sr < 2 * c.fold.rem && c.fold.vrank < 0) {
-        send = loom_sched_send(ph.sched, loom_mod(sr + 1 + c.base, p), LOOM_RSG_TAG_FOLD, in,
+        send = loom_sched_send(ph.sched, loom_order_vrank_real(c.order, sr + 1, c.base, p),
+                               LOOM_RSG_TAG_FOLD, in,
                                bytes, LOOM_NO_DEPS);
         if (r == root) {
             loom_sched_recv(ph.sched, top, LOOM_RSG_TAG_ROOT, args->recvbuf,
@@ -123,7 +129,8 @@ loom_status_t loom_reduce_scatter_gather_plan(const loom_coll_args_t *args,
         goto out;
     }
     if (sr < 2 * c.fold.rem) {
-        recv = loom_sched_recv(ph.sched, loom_mod(sr - 1 + c.base, p), LOOM_RSG_TAG_FOLD, tmp,
+        recv = loom_sched_recv(ph.sched, loom_order_vrank_real(c.order, sr - 1, c.base, p),
+                               LOOM_RSG_TAG_FOLD, tmp,
                                bytes, LOOM_NO_DEPS);
         /* buf = (the lower rank: tmp) op (this rank: in) */
         last = loom_sched_copy(ph.sched, in, c.cut.buf, bytes, LOOM_NO_DEPS);

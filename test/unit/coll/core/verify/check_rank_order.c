@@ -97,6 +97,14 @@ static const order_alg_t algs[] = {
       0, 1, 1, 0, BLK_SEND | MSGS_ONLY },
     { "reduce_scatter hierarchical, reproducible", loom_reduce_scatter_hier_plan, 0, 1, 1, 0,
       BLK_SEND },
+    { "reduce scatter-gather", loom_reduce_scatter_gather_plan, 1, 1, 0, 1, 0 },
+    { "reduce scatter-gather, non-commutative", loom_reduce_scatter_gather_plan, 1, 0, 0, 0,
+      0 },
+    { "allreduce ring", loom_allreduce_ring_plan, 0, 1, 0, 1, 0 },
+    { "allreduce Rabenseifner", loom_allreduce_rabenseifner_plan, 0, 1, 0, 1, 0 },
+    { "allreduce hierarchical", loom_allreduce_hier_plan, 0, 1, 0, 1, 0 },
+    { "allreduce Rabenseifner, non-commutative", loom_allreduce_rabenseifner_plan, 0, 0, 0, 0,
+      0 },
 };
 #define NALGS ((int)(sizeof(algs) / sizeof(algs[0])))
 
