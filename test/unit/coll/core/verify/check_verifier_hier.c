@@ -580,7 +580,8 @@ START_TEST(test_hier_pipelined)
             /* after[i]: step i waits on a segment-0 message across racks. */
             after[i] = message && seg == 0 && rack_of[d->peer] != rack_of[r];
             for (j = 0; j < d->ndeps; ++j) {
-                after[i] |= after[d->deps[j]];
+                /* A negative dependency is none (sched.h). */
+                after[i] |= d->deps[j] >= 0 && after[d->deps[j]];
             }
             if (message && node_of[d->peer] == node_of[r] && seg >= 1 && seg <= 3) {
                 ck_assert_msg(!after[i], "rank %d: step %d of segment %d inside the node "
