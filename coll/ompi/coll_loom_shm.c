@@ -89,9 +89,7 @@ static loom_shm_t *loom_shm_attach_module(mca_coll_loom_module_t *module)
     loom_shm_params_t params = {
         .size = ompi_comm_size(comm), .rank = ompi_comm_rank(comm),
         .slot_bytes = cfg->shm_slot, .depth = cfg->shm_depth,
-        /* More ranks than cores (mpi_yield_when_idle): a peer this rank
-         * waits for is likely waiting for this core, so give it up soon. */
-        .spins = opal_progress_yield_when_idle ? 16 : 0,
+        /* More ranks than cores (mpi_yield_when_idle). */
         .crowded = opal_progress_yield_when_idle,
         .idle = loom_shm_idle, .idle_ctx = module,
     };

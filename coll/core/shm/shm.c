@@ -15,10 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Polls before a waiting rank calls the idle function, by default: long
- * enough for a peer on another core to finish a step of a segment, short
- * enough that a peer sharing this core gets the core back soon. */
+/* Polls before a waiting rank calls the idle function: long enough for a
+ * peer on another core to finish a step of a segment, short enough that a
+ * peer sharing this core gets the core back soon.  With more ranks than
+ * cores the peer waited for is likely waiting for this core: give it up
+ * sooner. */
 #define LOOM_SHM_SPINS 256
+#define LOOM_SHM_SPINS_CROWDED 16
 
 static inline void loom_shm_relax(void)
 {
@@ -198,7 +201,7 @@ void loom_shm_publish(loom_shm_t *shm, loom_shm_counter_t counter, uint64_t valu
 void loom_shm_wait(loom_shm_t *shm, int rank, loom_shm_counter_t counter, uint64_t value)
 {
     _Atomic uint64_t *c = loom_shm_counter(shm, rank, counter);
-    int spins = 0, max_spins = shm->params.spins > 0 ? shm->params.spins : LOOM_SHM_SPINS;
+    int spins = 0, max_spins = shm->params.crowded ? LOOM_SHM_SPINS_CROWDED : LOOM_SHM_SPINS;
 
     ++shm->waits;
     shm->wait_rank = rank;

@@ -45,10 +45,10 @@ typedef struct loom_shm_params {
     int                 rank;        /* this rank, 0 .. size-1 */
     size_t              slot_bytes;  /* per rank and segment; a multiple of 64 */
     int                 depth;       /* slots per rank: segments in flight */
-    int                 spins;       /* polls before each idle call; 0: 256 */
     int                 crowded;     /* 1: the ranks outnumber their cores, so
                                       * the work done, not how it is shared,
-                                      * sets the time (shm_allreduce.c) */
+                                      * sets the time (shm_allreduce.c), and a
+                                      * waiting rank polls less (shm.c) */
     loom_shm_idle_fn_t  idle;        /* NULL: sched_yield() */
     void                *idle_ctx;
 } loom_shm_params_t;
