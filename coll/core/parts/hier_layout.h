@@ -1,11 +1,13 @@
 /*
  * Where every rank of a team sits in the hierarchy, as the hierarchical
  * schedules need it: ranks grouped by node, nodes grouped by rack, each
- * group in ascending order (in position order under a rank order,
- * loom_hier_layout_init_ordered), and this rank's place in both.
+ * group in ascending order, racks in ascending order (all in position
+ * order under a rank order, loom_hier_layout_init_ordered), and this
+ * rank's place in both.
  *
  *   racks:  rack 0 = nodes {0, 1}       rack 1 = nodes {2}
  *   nodes:  node 0 = ranks {0, 3}  node 1 = ranks {1, 4}  node 2 = {2}
+ *   rack positions: rack 0 first, then rack 1
  *
  * Every rank computes the same layout from the team (node_of, rack_of),
  * so every rank agrees on who owns what.  The arrays live in the
@@ -27,12 +29,15 @@ typedef struct loom_hier_layout {
     int     *rack_size;     /* per rack: its nodes */
     int     *rack_start;    /* per rack: offset into rack_nodes */
     int     *rack_nodes;    /* nodes grouped by rack, ascending within a rack */
+    int     *rack_at;       /* per rack position: the rack there (ascending) */
+    int     *rack_pos;      /* per rack: its rack position */
     int     max_node;       /* ranks on the largest node */
     int     max_rack;       /* nodes in the largest rack */
     int     me;             /* this rank */
     int     me_node;        /* its node */
     int     me_local;       /* its index among its node's ranks */
     int     me_rack;        /* its rack */
+    int     me_rack_pos;    /* its rack's position */
     int     me_node_in_rack;/* its node's index among its rack's nodes */
 } loom_hier_layout_t;
 
@@ -45,9 +50,11 @@ loom_status_t loom_hier_layout_init(loom_hier_layout_t *l, const loom_team_t *te
 
 /* The same under a rank order (team.h; NULL: the identity, the layout
  * above): each node lists its ranks in position order, each rack its
- * nodes in the order of their first position.  Racks keep the team's
- * numbering, and so does every node and rack index.  A plan passes
- * loom_sched_order (or loom_sched_reduce_order) of its schedule. */
+ * nodes in the order of their first position, and rack_at the racks in
+ * the order of their first position.  Every node and rack index stays
+ * the team's: an algorithm walks racks by rack position (rack_at,
+ * rack_pos), never by index.  A plan passes loom_sched_order (or
+ * loom_sched_reduce_order) of its schedule. */
 loom_status_t loom_hier_layout_init_ordered(loom_hier_layout_t *l, const loom_team_t *team,
                                             loom_sched_t *sched, const loom_order_t *order,
                                             int extra_ints, int **extra_p);
