@@ -141,7 +141,7 @@ void loom_hier_chain_links(const loom_hier_index_t *ix, int root, loom_hier_link
     const loom_hier_layout_t *l = ix->lay;
     loom_hier_links_t k = { .up = -1, .down = { -1, -1, -1 } };
     int w = l->me_rack, y = l->me_node, R = l->R, M = l->rack_size[w];
-    int n = l->node_size[y], rack_pos, node_pos, local_pos, h, g, x;
+    int n = l->node_size[y], chain_pos, node_pos, local_pos, h, g, x, v;
 
     h = loom_hier_rack_holder(ix, w, root);
     g = loom_hier_node_holder(ix, y, root);
@@ -166,13 +166,15 @@ void loom_hier_chain_links(const loom_hier_index_t *ix, int root, loom_hier_link
         }
     }
     if (l->me == h) {
-        /* Rack chain: from the root's rack on, in rack order. */
-        rack_pos = (w - ix->rack_of[root] + R) % R;
-        if (rack_pos > 0) {
-            k.up = loom_hier_rack_holder(ix, (w + R - 1) % R, root);
+        /* Rack chain: from the root's rack on, in the order of rack
+         * positions (cyclic). */
+        v = l->me_rack_pos;
+        chain_pos = (v - l->rack_pos[ix->rack_of[root]] + R) % R;
+        if (chain_pos > 0) {
+            k.up = loom_hier_rack_holder(ix, l->rack_at[(v + R - 1) % R], root);
         }
-        if (rack_pos < R - 1) {
-            k.down[0] = loom_hier_rack_holder(ix, (w + 1) % R, root);
+        if (chain_pos < R - 1) {
+            k.down[0] = loom_hier_rack_holder(ix, l->rack_at[(v + 1) % R], root);
         }
     }
     *links_p = k;
