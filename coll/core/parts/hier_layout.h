@@ -153,10 +153,10 @@ static inline uint32_t loom_hier_block_tag(int p, int q, int dst)
 
 /*
  * Per-level chains from a root, for pipelined rooted collectives: racks
- * in order from the root's, each standing by its holder of the root; in
- * each rack its nodes in order (cyclic) from the rack holder's node, each
- * standing by its node holder; in each node its ranks in order (cyclic)
- * from the node holder.  A rank has one link up (at the highest level
+ * in rack position order (cyclic) from the root's, each standing by its
+ * holder of the root; in each rack its nodes in order (cyclic) from the
+ * rack holder's node, each standing by its node holder; in each node its
+ * ranks in order (cyclic) from the node holder.  A rank has one link up (at the highest level
  * where it is not first) and up to one link down per level it is on.
  *
  *   root -> rack 1's holder -> rack 2's holder        (racks)
