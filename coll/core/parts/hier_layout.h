@@ -43,8 +43,8 @@ typedef struct loom_hier_layout {
 
 /* Fill l from the team; the schedule's integer pool holds the layout and,
  * after it, extra_ints more for the caller at *extra_p (which may be NULL
- * when extra_ints is 0): a schedule has one pool.  Ranks and nodes in
- * ascending order, whatever the team's rank order. */
+ * when extra_ints is 0): a schedule has one pool.  Ranks, nodes and racks
+ * in ascending order, whatever the team's rank order. */
 loom_status_t loom_hier_layout_init(loom_hier_layout_t *l, const loom_team_t *team,
                                     loom_sched_t *sched, int extra_ints, int **extra_p);
 
@@ -156,8 +156,9 @@ static inline uint32_t loom_hier_block_tag(int p, int q, int dst)
  * in rack position order (cyclic) from the root's, each standing by its
  * holder of the root; in each rack its nodes in order (cyclic) from the
  * rack holder's node, each standing by its node holder; in each node its
- * ranks in order (cyclic) from the node holder.  A rank has one link up (at the highest level
- * where it is not first) and up to one link down per level it is on.
+ * ranks in order (cyclic) from the node holder.  A rank has one link up
+ * (at the highest level where it is not first) and up to one link down
+ * per level it is on.
  *
  *   root -> rack 1's holder -> rack 2's holder        (racks)
  *     |            '-> next node's holder -> ...      (nodes of rack 1)
