@@ -40,9 +40,9 @@
  * Allgatherv: each block travels alone, so uneven counts cost no waiting
  * for the largest block.
  *
- * Under a rank order (loom_sched_order) each node lists its ranks, and
- * each rack its nodes, in position order (loom_hier_layout_init_ordered),
- * and blocks are taken, and tagged, by their ranks' positions; the block
+ * Under a rank order (loom_sched_order) each node lists its ranks, each
+ * rack its nodes, and the layout its racks in position order
+ * (loom_hier_layout_init_ordered), and blocks are taken, and tagged, by their ranks' positions; the block
  * of rank q is still rank q's.
  */
 #include "coll/core/allgather/allgather.h"
@@ -95,8 +95,8 @@ loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t
         goto out;
     }
     loom_hier_index_init(&ix, &lay, team, ints);
-    /* Blocks in position order from this rank's own, racks in order from
-     * this rank's: every rank starts on its own block's slow sends, and a
+    /* Blocks in position order from this rank's own, racks in position
+     * order from this rank's: every rank starts on its own block's slow sends, and a
      * rotated layout gives a rotated schedule (loom_hier_block_tag, of
      * positions). */
     mpos = loom_order_pos(o, me);
@@ -120,7 +120,7 @@ loom_status_t loom_allgather_hier_plan(const loom_coll_args_t *args, loom_team_t
         }
         if (me == q) {
             for (i = 1; i < lay.R; ++i) {
-                x = loom_hier_rack_holder(&ix, (lay.me_rack + i) % lay.R, q);
+                x = loom_hier_rack_holder(&ix, lay.rack_at[(lay.me_rack_pos + i) % lay.R], q);
                 loom_sched_send(sched, x, loom_aghier_tag(o, p, qpos, x), src, bytes,
                                 LOOM_NO_DEPS);
             }

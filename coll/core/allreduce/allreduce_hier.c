@@ -65,9 +65,9 @@
  * lose to logarithmic algorithms.
  *
  * Under a rank order (loom_sched_reduce_order) the layout lists each
- * node's ranks in position order and, with one rack, the nodes in the
- * order of their first position (hier_layout.h): the shards, the rings
- * and the ring across nodes follow it; racks keep the team's numbering.
+ * node's ranks in position order, each rack's nodes and the racks in the
+ * order of their first position (hier_layout.h): the shards, the
+ * sub-shards and the ring across racks (or nodes) follow it.
  *
  * Commutative ops only (contributions meet in node and rack order).  Each
  * element is finished on one rank and copied to the others, so all ranks
@@ -204,12 +204,13 @@ static int loom_hier_rack_owner(const loom_hier_t *h, int y, int s, int t)
     return loom_hier_owner(&h->lay, loom_hier_rack_node(&h->lay, y, t), s);
 }
 
-/* Member i of the top-level ring on (s,t): the owner in rack i, or with
- * one rack the owner of shard s on the rack's node i (in the order of
- * the layout: node i itself without a rank order). */
+/* Member i of the top-level ring on (s,t): the owner in the rack at rack
+ * position i, or with one rack the owner of shard s on the rack's node i
+ * (in the order of the layout: rack or node i itself without a rank
+ * order). */
 static int loom_hier_member(const loom_hier_t *h, int s, int t, int i)
 {
-    return h->R > 1 ? loom_hier_rack_owner(h, i, s, t)
+    return h->R > 1 ? loom_hier_rack_owner(h, h->lay.rack_at[i], s, t)
                     : loom_hier_owner(&h->lay, loom_hier_node(&h->lay, 0, i), s);
 }
 

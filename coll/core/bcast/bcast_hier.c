@@ -27,8 +27,8 @@
  * holder sends each segment up to three times (one per level, on links of
  * different classes).
  *
- * Under a rank order (team.h) the chains of each node and rack run in
- * position order (hier_layout.h); racks keep the topology's numbering.
+ * Under a rank order (team.h) the chains of each node and rack, and the
+ * chain across racks, run in position order (hier_layout.h).
  *
  * Why chains and not scatter + allgather per level: a chain already moves
  * n bytes once over each link at the bandwidth bound, needs no scratch,

@@ -39,14 +39,14 @@ loom_status_t loom_hier_layout_init_ordered(loom_hier_layout_t *l, const loom_te
                                             loom_sched_t *sched, const loom_order_t *order,
                                             int extra_ints, int **extra_p)
 {
-    int *ints, *rack_of_node, *node_seq = NULL, i, x, n;
+    int *ints, *rack_of_node, *node_seq = NULL, i, x, y, n;
     loom_status_t status;
 
     l->p = team->size;
     l->N = team->num_nodes;
     l->R = team->num_racks;
     l->me = team->rank;
-    status = loom_sched_alloc_ints(sched, 5 * l->N + l->p + 2 * l->R + extra_ints, &ints);
+    status = loom_sched_alloc_ints(sched, 5 * l->N + l->p + 4 * l->R + extra_ints, &ints);
     if (status != LOOM_OK) {
         return status;
     }
@@ -56,7 +56,9 @@ loom_status_t loom_hier_layout_init_ordered(loom_hier_layout_t *l, const loom_te
     l->rack_size = l->node_ranks + l->p;
     l->rack_start = l->rack_size + l->R;
     l->rack_nodes = l->rack_start + l->R;
-    rack_of_node = l->rack_nodes + l->N;
+    l->rack_at = l->rack_nodes + l->N;
+    l->rack_pos = l->rack_at + l->R;
+    rack_of_node = l->rack_pos + l->R;
     if (extra_p != NULL) {
         *extra_p = rack_of_node + 2 * l->N;
     }
@@ -85,8 +87,24 @@ loom_status_t loom_hier_layout_init_ordered(loom_hier_layout_t *l, const loom_te
     }
     l->max_rack = loom_hier_group(l->N, l->R, rack_of_node, node_seq, l->rack_size,
                                   l->rack_start, l->rack_nodes);
+    /* Racks in the order of their first position, as nodes; without an
+     * order in the team's numbering (which is that order at the
+     * identity: racks too are numbered by the first appearance of their
+     * ranks).  rack_pos is -1 for a rack not seen yet. */
+    for (y = 0; y < l->R; ++y) {
+        l->rack_at[y] = y;
+        l->rack_pos[y] = order != NULL ? -1 : y;
+    }
+    for (i = 0, n = 0; order != NULL && i < l->p; ++i) {
+        y = team->rack_of[order->at[i]];
+        if (l->rack_pos[y] < 0) {
+            l->rack_pos[y] = n;
+            l->rack_at[n++] = y;
+        }
+    }
     l->me_node = team->node_of[l->me];
     l->me_rack = team->rack_of[l->me];
+    l->me_rack_pos = l->rack_pos[l->me_rack];
     for (i = 0; loom_hier_rank(l, l->me_node, i) != l->me; ++i) {
     }
     l->me_local = i;
@@ -123,7 +141,7 @@ void loom_hier_chain_links(const loom_hier_index_t *ix, int root, loom_hier_link
     const loom_hier_layout_t *l = ix->lay;
     loom_hier_links_t k = { .up = -1, .down = { -1, -1, -1 } };
     int w = l->me_rack, y = l->me_node, R = l->R, M = l->rack_size[w];
-    int n = l->node_size[y], rack_pos, node_pos, local_pos, h, g, x;
+    int n = l->node_size[y], chain_pos, node_pos, local_pos, h, g, x, v;
 
     h = loom_hier_rack_holder(ix, w, root);
     g = loom_hier_node_holder(ix, y, root);
@@ -148,13 +166,15 @@ void loom_hier_chain_links(const loom_hier_index_t *ix, int root, loom_hier_link
         }
     }
     if (l->me == h) {
-        /* Rack chain: from the root's rack on, in rack order. */
-        rack_pos = (w - ix->rack_of[root] + R) % R;
-        if (rack_pos > 0) {
-            k.up = loom_hier_rack_holder(ix, (w + R - 1) % R, root);
+        /* Rack chain: from the root's rack on, in the order of rack
+         * positions (cyclic). */
+        v = l->me_rack_pos;
+        chain_pos = (v - l->rack_pos[ix->rack_of[root]] + R) % R;
+        if (chain_pos > 0) {
+            k.up = loom_hier_rack_holder(ix, l->rack_at[(v + R - 1) % R], root);
         }
-        if (rack_pos < R - 1) {
-            k.down[0] = loom_hier_rack_holder(ix, (w + 1) % R, root);
+        if (chain_pos < R - 1) {
+            k.down[0] = loom_hier_rack_holder(ix, l->rack_at[(v + 1) % R], root);
         }
     }
     *links_p = k;

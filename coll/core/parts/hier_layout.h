@@ -1,11 +1,13 @@
 /*
  * Where every rank of a team sits in the hierarchy, as the hierarchical
  * schedules need it: ranks grouped by node, nodes grouped by rack, each
- * group in ascending order (in position order under a rank order,
- * loom_hier_layout_init_ordered), and this rank's place in both.
+ * group in ascending order, racks in ascending order (all in position
+ * order under a rank order, loom_hier_layout_init_ordered), and this
+ * rank's place in both.
  *
  *   racks:  rack 0 = nodes {0, 1}       rack 1 = nodes {2}
  *   nodes:  node 0 = ranks {0, 3}  node 1 = ranks {1, 4}  node 2 = {2}
+ *   rack positions: rack 0 first, then rack 1
  *
  * Every rank computes the same layout from the team (node_of, rack_of),
  * so every rank agrees on who owns what.  The arrays live in the
@@ -27,27 +29,32 @@ typedef struct loom_hier_layout {
     int     *rack_size;     /* per rack: its nodes */
     int     *rack_start;    /* per rack: offset into rack_nodes */
     int     *rack_nodes;    /* nodes grouped by rack, ascending within a rack */
+    int     *rack_at;       /* per rack position: the rack there (ascending) */
+    int     *rack_pos;      /* per rack: its rack position */
     int     max_node;       /* ranks on the largest node */
     int     max_rack;       /* nodes in the largest rack */
     int     me;             /* this rank */
     int     me_node;        /* its node */
     int     me_local;       /* its index among its node's ranks */
     int     me_rack;        /* its rack */
+    int     me_rack_pos;    /* its rack's position */
     int     me_node_in_rack;/* its node's index among its rack's nodes */
 } loom_hier_layout_t;
 
 /* Fill l from the team; the schedule's integer pool holds the layout and,
  * after it, extra_ints more for the caller at *extra_p (which may be NULL
- * when extra_ints is 0): a schedule has one pool.  Ranks and nodes in
- * ascending order, whatever the team's rank order. */
+ * when extra_ints is 0): a schedule has one pool.  Ranks, nodes and racks
+ * in ascending order, whatever the team's rank order. */
 loom_status_t loom_hier_layout_init(loom_hier_layout_t *l, const loom_team_t *team,
                                     loom_sched_t *sched, int extra_ints, int **extra_p);
 
 /* The same under a rank order (team.h; NULL: the identity, the layout
  * above): each node lists its ranks in position order, each rack its
- * nodes in the order of their first position.  Racks keep the team's
- * numbering, and so does every node and rack index.  A plan passes
- * loom_sched_order (or loom_sched_reduce_order) of its schedule. */
+ * nodes in the order of their first position, and rack_at the racks in
+ * the order of their first position.  Every node and rack index stays
+ * the team's: an algorithm walks racks by rack position (rack_at,
+ * rack_pos), never by index.  A plan passes loom_sched_order (or
+ * loom_sched_reduce_order) of its schedule. */
 loom_status_t loom_hier_layout_init_ordered(loom_hier_layout_t *l, const loom_team_t *team,
                                             loom_sched_t *sched, const loom_order_t *order,
                                             int extra_ints, int **extra_p);
@@ -146,11 +153,12 @@ static inline uint32_t loom_hier_block_tag(int p, int q, int dst)
 
 /*
  * Per-level chains from a root, for pipelined rooted collectives: racks
- * in order from the root's, each standing by its holder of the root; in
- * each rack its nodes in order (cyclic) from the rack holder's node, each
- * standing by its node holder; in each node its ranks in order (cyclic)
- * from the node holder.  A rank has one link up (at the highest level
- * where it is not first) and up to one link down per level it is on.
+ * in rack position order (cyclic) from the root's, each standing by its
+ * holder of the root; in each rack its nodes in order (cyclic) from the
+ * rack holder's node, each standing by its node holder; in each node its
+ * ranks in order (cyclic) from the node holder.  A rank has one link up
+ * (at the highest level where it is not first) and up to one link down
+ * per level it is on.
  *
  *   root -> rack 1's holder -> rack 2's holder        (racks)
  *     |            '-> next node's holder -> ...      (nodes of rack 1)

@@ -28,8 +28,8 @@
  * waits point up the chains, to earlier segments, so they cannot form a
  * cycle even when every send waits for its receive.
  *
- * Under a rank order (team.h) the chains of each node and rack run in
- * position order (hier_layout.h); racks keep the topology's numbering.
+ * Under a rank order (team.h) the chains of each node and rack, and the
+ * chain across racks, run in position order (hier_layout.h).
  *
  * Partial results meet in chain order, not rank order: commutative ops
  * only (the plan refuses the others, and the selection hands them to the

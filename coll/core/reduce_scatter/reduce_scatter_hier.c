@@ -48,10 +48,10 @@
  * there is done.
  *
  * Under a rank order (loom_sched_reduce_order: the identity for the
- * reproducible mode) each node lists its ranks, and each rack its nodes,
- * in position order (loom_hier_layout_init_ordered), and blocks are
- * taken, and tagged, by their ranks' positions; block q is still rank
- * q's result.
+ * reproducible mode) each node lists its ranks, each rack its nodes, and
+ * the layout its racks in position order (loom_hier_layout_init_ordered),
+ * and blocks are taken, and tagged, by their ranks' positions; block q
+ * is still rank q's result.
  */
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "coll/core/parts/blocks.h"
@@ -100,7 +100,8 @@ static int loom_rshier_links(const loom_rshier_t *c, int q, int *below, int *up_
     }
     if (me == q) {
         for (i = 1; i < l->R; ++i) {
-            below[n++] = loom_hier_rack_holder(&c->ix, (l->me_rack + i) % l->R, q);
+            below[n++] = loom_hier_rack_holder(&c->ix, l->rack_at[(l->me_rack_pos + i) % l->R],
+                                               q);
         }
     }
     return n;
@@ -171,8 +172,9 @@ loom_status_t loom_reduce_scatter_hier_plan(const loom_coll_args_t *args,
     }
     /* Blocks in position order from the one after this rank's, its own
      * last (it waits for every other rank; the others' go up while it
-     * does), and racks in order from this rank's: a rotated layout gives
-     * a rotated schedule (loom_hier_block_tag, of positions). */
+     * does), and racks in position order from this rank's: a rotated
+     * layout gives a rotated schedule (loom_hier_block_tag, of
+     * positions). */
     at = scratch;
     mpos = loom_order_pos(o, me);
     for (i = 1; i <= p; ++i) {

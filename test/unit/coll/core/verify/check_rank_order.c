@@ -197,7 +197,8 @@ static void check_mapped(const loom_sched_t *a, const loom_sched_t *b, const int
     }
 }
 
-static loom_team_t *make_team(int p, const uint64_t *keys, const int *order)
+static loom_team_t *make_team(int p, const uint64_t *keys, const uint64_t *rack_keys,
+                              const int *order)
 {
     int peers[MAX_P], r;
     loom_team_t *team;
@@ -208,6 +209,7 @@ static loom_team_t *make_team(int p, const uint64_t *keys, const int *order)
     ck_assert_int_eq(loom_team_create(&(loom_team_params_t){ .size = p, .rank = 0,
                                                              .peers = peers,
                                                              .node_keys = keys,
+                                                             .rack_keys = rack_keys,
                                                              .context_id = 5 }, &team),
                      LOOM_OK);
     if (order != NULL) {
@@ -216,12 +218,14 @@ static loom_team_t *make_team(int p, const uint64_t *keys, const int *order)
     return team;
 }
 
-/* Every rank of alg on p ranks (node keys keys, NULL: a node each) under
- * order pi, against the same without an order, from root R. */
-static void check_alg(const order_alg_t *alg, int p, const uint64_t *keys, const int *pi,
-                      int R)
+/* Every rank of alg on p ranks (node keys keys, NULL: a node each; rack
+ * keys rack_keys, NULL: one rack) under order pi, against the same without
+ * an order, from root R. */
+static void check_alg_racks(const order_alg_t *alg, int p, const uint64_t *keys,
+                            const uint64_t *rack_keys, const int *pi, int R)
 {
-    loom_team_t *plain = make_team(p, keys, NULL), *ordered = make_team(p, keys, pi);
+    loom_team_t *plain = make_team(p, keys, rack_keys, NULL);
+    loom_team_t *ordered = make_team(p, keys, rack_keys, pi);
     loom_coll_args_t args = {
         .sendbuf = sendbuf, .recvbuf = recvbuf, .elem_size = ESIZE,
         .count = alg->blocks != 0 ? BLOCK : COUNT,
@@ -259,6 +263,12 @@ static void check_alg(const order_alg_t *alg, int p, const uint64_t *keys, const
     plain->rank = ordered->rank = 0;
     loom_team_destroy(plain);
     loom_team_destroy(ordered);
+}
+
+static void check_alg(const order_alg_t *alg, int p, const uint64_t *keys, const int *pi,
+                      int R)
+{
+    check_alg_racks(alg, p, keys, NULL, pi, R);
 }
 
 static uint64_t next_rand(uint64_t *s)
@@ -338,12 +348,83 @@ START_TEST(test_order_followed_nodes)
 }
 END_TEST
 
+/* Racks of the same shape, nodes of consecutive ranks: rack y holds ranks
+ * y B .. y B + B - 1, its nodes hold node[0], node[1], ... of them.
+ * Orders that move whole racks (rack y's ranks to the positions of rack
+ * sigma^-1(y)) and ranks inside their nodes keep that shape at the
+ * positions, so the rank at position j must plan rank j's schedule: the
+ * chains across racks, the racks a block crosses and the ring across
+ * racks then follow the order. */
+typedef struct rack_case {
+    int     racks;
+    int     nodes;          /* per rack */
+    int     node[3];        /* ranks of each node of a rack */
+    int     sigma[3];       /* the rack at each rack position; sigma[0] < 0: reverse */
+} rack_case_t;
+
+static const rack_case_t rack_cases[] = {
+    { 2, 2, { 2, 2 }, { -1 } },                 /* 8 ranks, reversed */
+    { 2, 2, { 1, 3 }, { 1, 0 } },               /* 8 ranks, racks swapped */
+    { 3, 2, { 2, 2 }, { -1 } },                 /* 12 ranks, reversed */
+    { 3, 2, { 2, 1 }, { 2, 0, 1 } },            /* 9 ranks, racks rotated */
+    { 3, 3, { 1, 2, 1 }, { 1, 2, 0 } },         /* 12 ranks, racks rotated */
+    { 3, 1, { 3 }, { 2, 1, 0 } },               /* 9 ranks, a node per rack */
+};
+#define NRACK_CASES ((int)(sizeof(rack_cases) / sizeof(rack_cases[0])))
+
+START_TEST(test_order_followed_racks)
+{
+    const order_alg_t *alg = &algs[_i];
+    uint64_t seed = 4242 + (uint64_t)_i, keys[MAX_P], rack_keys[MAX_P];
+    int pi[MAX_P], n, p, B, y, x, r, i, first, R;
+
+    if (strstr(alg->name, "hierarchical") == NULL) {
+        return; /* racks matter to the hierarchical algorithms only */
+    }
+    for (n = 0; n < NRACK_CASES; ++n) {
+        const rack_case_t *c = &rack_cases[n];
+
+        for (B = 0, x = 0; x < c->nodes; ++x) {
+            B += c->node[x];
+        }
+        p = c->racks * B;
+        for (y = 0; y < c->racks; ++y) {
+            for (x = 0, first = y * B; x < c->nodes; first += c->node[x++]) {
+                for (r = first; r < first + c->node[x]; ++r) {
+                    keys[r] = (uint64_t)(y * c->nodes + x) + 100;
+                    rack_keys[r] = (uint64_t)y + 7;
+                }
+            }
+        }
+        if (c->sigma[0] < 0) {
+            for (i = 0; i < p; ++i) {
+                pi[i] = p - 1 - i;
+            }
+        } else {
+            /* The positions of rack position i / B take the ranks of rack
+             * sigma[i / B], node by node, shuffled inside each node. */
+            for (i = 0; i < p; i += B) {
+                for (x = 0, first = i; x < c->nodes; first += c->node[x++]) {
+                    shuffle(pi, first, first + c->node[x], &seed);
+                    for (r = first; r < first + c->node[x]; ++r) {
+                        pi[r] += (c->sigma[i / B] - i / B) * B;
+                    }
+                }
+            }
+        }
+        for (R = 0; R < p; R += (alg->rooted ? p / 3 + 1 : p)) {
+            check_alg_racks(alg, p, keys, rack_keys, pi, R);
+        }
+    }
+}
+END_TEST
+
 /* The check itself sees an order ignored: the binomial bcast planned
  * without the order stands in for the ordered one. */
 START_TEST(test_ignoring_is_caught)
 {
     const int pi[4] = { 2, 0, 3, 1 };
-    loom_team_t *plain = make_team(4, NULL, NULL);
+    loom_team_t *plain = make_team(4, NULL, NULL, NULL);
     loom_coll_args_t args = { .sendbuf = sendbuf, .recvbuf = recvbuf, .count = COUNT,
                               .elem_size = ESIZE, .root = 2 };
     loom_sched_t *a, *b;
@@ -375,6 +456,7 @@ static Suite *rank_order_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_order_followed, 0, NALGS);
     tcase_add_loop_test(tc, test_order_followed_nodes, 0, NALGS);
+    tcase_add_loop_test(tc, test_order_followed_racks, 0, NALGS);
     tcase_add_test(tc, test_ignoring_is_caught);
     suite_add_tcase(s, tc);
     return s;

@@ -350,7 +350,8 @@ END_TEST
  * racks of uneven node counts over uneven nodes, one-rank nodes, one-node
  * racks, nodes dealt round-robin, random layouts with random racks; every
  * count class with segments (none, one element so many segments, an odd
- * size) and depths 1, 2, 4.  _i picks the layout. */
+ * size) and depths 1, 2, 4, every other segment size under a random rank
+ * order (which reorders the racks too).  _i picks the layout. */
 START_TEST(test_hier_racks)
 {
     static const size_t segs[] = { 0, 1 * E, 40, 3 * E };
@@ -443,6 +444,7 @@ START_TEST(test_hier_racks)
                 .seed = seed + (uint64_t)(c * 8 + g),
                 .order = (c + g / 2) % 2 ? LOOM_VERIFY_ORDER_LATE_DELIVERY
                                          : LOOM_VERIFY_ORDER_UNIFORM,
+                .rank_permute = g % 2,
             };
 
             ck_assert_int_eq(loom_verify_run(&pa, &rep), LOOM_OK);
