@@ -63,10 +63,15 @@ typedef struct mca_coll_loom_component {
     bool                progress_thread; /* coll_loom_progress_thread */
     loom_coll_config_t  config;
 
-    /* The process's UCX transport; NULL when Loom is not usable (then no
-     * communicator gets a Loom module). */
+    /* The process's UCX transport, shared through libloom_ompi
+     * (coll/ompi/shared/loom_ompi.h); NULL when Loom is not usable (then
+     * no communicator gets a Loom module).  proc_opened: this component
+     * holds a reference on it; progress_registered: Loom's requests are
+     * advanced by opal_progress. */
     loom_ucx_t          *ucx;
-    uint64_t            *node_keys;     /* per world rank: equal on one host */
+    bool                proc_opened;
+    bool                progress_registered;
+    const uint64_t      *node_keys;     /* per world rank: equal on one host (libloom_ompi's) */
     uint64_t            *rack_keys;     /* per world rank: equal in one rack; NULL: no racks */
     struct loom_topo    *topo;          /* coll_loom_topology as read here; NULL: none */
     uint64_t            *rules_hashes;  /* per world rank: hash of its rules, 0 = none */
