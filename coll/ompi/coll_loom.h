@@ -25,6 +25,7 @@
 #include "ompi/request/request.h"
 #include "opal/threads/thread_usage.h"
 
+#include "coll/ompi/shared/loom_ompi.h"
 #include "coll/core/allreduce/allreduce.h"
 #include "coll/core/select/coll_config.h"
 #include "coll/core/select/collective.h"
@@ -184,9 +185,6 @@ void mca_coll_loom_topo_close(mca_coll_loom_component_t *c);
 int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
                                                  int *priority);
-
-/* The one conversion from Loom statuses to Open MPI error codes. */
-int mca_coll_loom_status_to_ompi(loom_status_t status);
 
 int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op,

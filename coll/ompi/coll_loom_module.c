@@ -150,7 +150,7 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
     };
     status = loom_ompi_team_create(comm, &params, &module->team);
     if (status != LOOM_OK) {
-        return mca_coll_loom_status_to_ompi(status);
+        return loom_ompi_status_to_ompi(status);
     }
     for (i = 0; i < LOOM_COLL_KIND_COUNT; ++i) {
         int pair;

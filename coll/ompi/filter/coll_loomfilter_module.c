@@ -83,7 +83,7 @@ static int loomfilter_module_enable(mca_coll_base_module_t *base, ompi_communica
         module->team = NULL;
         loom_error("coll", "communicator %s: no filter team (%s)", comm->c_name,
                    loom_status_string(status));
-        return status == LOOM_ERR_NO_MEMORY ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERROR;
+        return loom_ompi_status_to_ompi(status);
     }
     mca_coll_loomfilter_count(&module->counters->comms, 1);
     loom_debug("coll", "filtering communicator %s (cid %u, %d ranks): density %g, "

@@ -99,6 +99,9 @@ loom_status_t loom_ompi_team_create(ompi_communicator_t *comm,
                                     const loom_ompi_team_params_t *params,
                                     loom_team_t **team_p);
 
+/* The one conversion from Loom statuses to Open MPI error codes. */
+int loom_ompi_status_to_ompi(loom_status_t status);
+
 END_C_DECLS
 
 #endif
