@@ -410,6 +410,8 @@ static int vf_start(vf_t *vf, int rank, int step)
             vf_mark(vf, rank, step, d->dst, d->bytes, 0, VF_SHADOW_INIT);
         }
         return vf_finish(vf, rank, step);
+    case LOOM_STEP_COMPUTE:
+        break;
     }
     return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d step %d: unknown type %d",
                    rank, step, (int)d->type);
