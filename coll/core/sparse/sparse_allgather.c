@@ -393,8 +393,10 @@ loom_status_t loom_sparse_allgather_plan(const loom_coll_args_t *args, loom_team
     if (p > 1) {
         slots.base = scratch + lay.slots_at;
         slots.reader = ints + p + (nlast > p ? nlast : p);
+        /* A step of an arm waits for the decision: the first receives
+         * into the slots too (segs.h). */
         for (i = 0; i < depth; ++i) {
-            slots.reader[i] = -1;
+            slots.reader[i] = densify;
         }
         ring = (loom_ring_phase_t){
             .sched = sched, .ranks = ranks, .n = p, .me = c->mepos,
