@@ -52,6 +52,12 @@ typedef struct loom_sparse_args {
     size_t              kmax;
     loom_cost_t         cost;   /* the model the switch to dense prices with */
     loom_sparse_path_t  path;
+    /* For the simulator, which runs no compute step: when set, the plan
+     * takes every rank's selection to be model_k pairs, and sets the
+     * lengths and takes the arm itself (sched.h: what the simulator
+     * prices).  Never set on a real call. */
+    int                 modeled;
+    size_t              model_k;
 } loom_sparse_args_t;
 
 /* What one call did, for the caller's counters: read it once the

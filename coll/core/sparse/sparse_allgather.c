@@ -413,6 +413,17 @@ loom_status_t loom_sparse_allgather_plan(const loom_coll_args_t *args, loom_team
     }
     loom_sched_build_arm(sched, 0);
     (void)merge;
+    if (c->sp.modeled) {
+        /* What the compute steps would have found, for the simulator. */
+        for (i = 0; i < p; ++i) {
+            c->sizes[i] = c->sp.model_k < kmax ? c->sp.model_k : kmax;
+        }
+        c->out.pairs = (size_t)c->sizes[0];
+        status = loom_sparse_decide_step(sched, c);
+        if (status != LOOM_OK) {
+            sched->build_status = status;
+        }
+    }
 out:
     return loom_sched_plan_done(sched, sched_p);
 }
