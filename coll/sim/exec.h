@@ -8,6 +8,16 @@
  * its dependencies are done; a send and its receive, once both posted
  * (rendezvous), become a flow (flow.h) and complete alpha after its last
  * byte; reductions and copies take a rank's compute engine in turn.
+ *
+ * Steps the data decides (sched.h) meet fake buffers here, so nothing the
+ * data decides can run: a compute step is priced like a copy of the
+ * bytes it says it works through, and its function is never called.  A
+ * plan made for the simulator fills its run-time lengths (from what it
+ * expects) and takes its arm before it returns: the build reads each
+ * length then (over its bound: LOOM_ERR_TRUNCATED), and the arm
+ * loom_sched_taken_arm says then.  A step of another arm, or of length 0,
+ * stays in the program as a step done at once at no cost (no message), so
+ * that its dependents are released as the executor would release them.
  */
 #ifndef LOOM_SIM_EXEC_H
 #define LOOM_SIM_EXEC_H

@@ -28,6 +28,10 @@
 
 /* A hole in the interleaved layout, after the loom_step_type_t. */
 #define LOOM_SIM_STEP_NONE 0xFF
+/* A step the run does not do: of an arm the plan did not take, or of
+ * run-time length 0 (exec.h).  Done the moment it starts, at no cost;
+ * it keeps its place so that its dependents wait for it as they would. */
+#define LOOM_SIM_STEP_SKIP 0xFE
 
 /* loom_sim_step_t.flags */
 #define LOOM_SIM_STEP_PAIRED     0x1    /* link is the partner's step, not the tag */

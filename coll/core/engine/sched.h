@@ -1,10 +1,23 @@
 /*
  * Schedules: one rank's part of a collective, as data.
  *
- * An algorithm appends steps (send, receive, reduce, copy); a step starts
- * once every step it depends on is done.  Because a schedule is data, the
- * same algorithm runs on UCX, on the loopback transport and, later, in the
- * simulator and the verifier.
+ * An algorithm appends steps (send, receive, reduce, copy, compute); a step
+ * starts once every step it depends on is done.  Because a schedule is
+ * data, the same algorithm runs on UCX, on the loopback transport, in the
+ * simulator and in the verifier.
+ *
+ * Three things let a plan leave to run time what only the data can decide
+ * (a sparse allreduce selects entries, exchanges how many each rank has,
+ * then exchanges that many or switches to a dense algorithm):
+ *   - a compute step calls a function on the rank's own memory;
+ *   - a send, receive or copy may read its length when it starts, from
+ *     memory a compute step (or a received count) filled: the length
+ *     given when building is then only its bound;
+ *   - arms: steps built after loom_sched_build_arm(sched, a) run only if a
+ *     compute step took arm a (loom_sched_take_arm); the steps of another
+ *     arm are done at once without running, so their dependents proceed.
+ *     Every rank must take the same arm (they decide from the same data),
+ *     and a plan makes each arm's first steps depend on the deciding step.
  *
  * The executor is nonblocking and may be entered from a progress callback
  * while an outer call of it is running (Open MPI calls progress from inside
@@ -22,8 +35,16 @@ typedef enum loom_step_type {
     LOOM_STEP_SEND,
     LOOM_STEP_RECV,
     LOOM_STEP_REDUCE,   /* dst = src (op) dst, bytes / elem_size elements */
-    LOOM_STEP_COPY      /* memcpy(dst, src, bytes) */
+    LOOM_STEP_COPY,     /* memcpy(dst, src, bytes) */
+    LOOM_STEP_COMPUTE   /* fn(sched, dst): work only the data can decide (select, merge) */
 } loom_step_type_t;
+
+typedef struct loom_sched loom_sched_t;
+
+/* A compute step's function: runs when the step starts, on the rank's own
+ * memory; may set run-time lengths and take an arm.  An error it returns
+ * fails the schedule. */
+typedef loom_status_t (*loom_compute_fn_t)(loom_sched_t *sched, void *arg);
 
 typedef struct loom_step_desc {
     loom_step_type_t    type;
@@ -31,9 +52,13 @@ typedef struct loom_step_desc {
     uint32_t            tag_step;      /* tells messages of one collective apart */
     const void          *src;
     void                *dst;
-    size_t              bytes;
+    size_t              bytes;         /* with len_at: the bound; COMPUTE: memory it works through */
     int                 deps[LOOM_STEP_MAX_DEPS]; /* step indices; < 0 means none */
     int                 ndeps;
+    unsigned char       arm;           /* 0: on every path; else runs only if the schedule takes it */
+    loom_compute_fn_t   fn;            /* COMPUTE: called with dst as its arg */
+    const size_t        *len_at;       /* SEND, RECV, COPY: NULL, or where the length is read
+                                        * when the step starts (at most bytes) */
 } loom_step_desc_t;
 
 typedef enum loom_step_state {
@@ -46,9 +71,10 @@ typedef struct loom_step {
     loom_step_desc_t    desc;
     loom_step_state_t   state;
     loom_completion_t   comp;
+    size_t              len;           /* with desc.len_at: the length read at start */
 } loom_step_t;
 
-typedef struct loom_sched {
+struct loom_sched {
     struct loom_sched   *next_spare;   /* on the team's list of reusable schedules */
     loom_team_t         *team;
     loom_coll_args_t    args;
@@ -80,7 +106,10 @@ typedef struct loom_sched {
     loom_status_t       build_status;  /* first error while steps were added */
     loom_status_t       status;        /* LOOM_INPROGRESS until done or failed */
     int                 busy;          /* re-entrancy guard */
-} loom_sched_t;
+    int                 build_arm;     /* the arm steps appended now carry (0: every path) */
+    int                 taken_arm;     /* the arm a compute step took (0: none yet) */
+    loom_status_t       arm_status;    /* a second, different arm taken: the error */
+};
 
 /* An empty schedule for one collective on team; takes the team's next
  * sequence number.  Reuses a schedule the team has kept, so the hot path
@@ -180,6 +209,46 @@ static inline int loom_sched_copy(loom_sched_t *sched, const void *src, void *ds
     return bytes == 0 || src == dst
                ? -1
                : loom_sched_step(sched, LOOM_STEP_COPY, 0, 0, src, dst, bytes, &deps);
+}
+
+/*
+ * Steps whose work or length only the data decides.
+ *
+ * A compute step calls fn(sched, arg) when it starts, on this rank's own
+ * memory; bytes is the memory it works through, what the simulator prices
+ * it by (like a copy of bytes).  Returns the step's index (never -1 unless
+ * adding failed).
+ */
+int loom_sched_compute(loom_sched_t *sched, loom_compute_fn_t fn, void *arg, size_t bytes,
+                       loom_deps_t deps);
+
+/* A send, receive or copy whose length is read from *len_at when the step
+ * starts; bound is the most it may be (the buffer's room).  Bound 0 is an
+ * empty step (-1).  At start: a length over the bound fails the schedule
+ * (LOOM_ERR_TRUNCATED); 0 finishes the step at once with no message (both
+ * ends compute their lengths from the same data, so both skip); otherwise
+ * the step moves that many bytes, and a receive must get exactly that many. */
+int loom_sched_send_len(loom_sched_t *sched, int peer, uint32_t tag_step, const void *buf,
+                        size_t bound, const size_t *len_at, loom_deps_t deps);
+int loom_sched_recv_len(loom_sched_t *sched, int peer, uint32_t tag_step, void *buf,
+                        size_t bound, const size_t *len_at, loom_deps_t deps);
+int loom_sched_copy_len(loom_sched_t *sched, const void *src, void *dst, size_t bound,
+                        const size_t *len_at, loom_deps_t deps);
+
+/* Steps appended after this carry arm (1 to 255; 0 again: every path).
+ * Another value fails the build (LOOM_ERR_INVALID_PARAM). */
+void loom_sched_build_arm(loom_sched_t *sched, int arm);
+
+/* Called by a compute step, once: the schedule takes arm (1 to 255).
+ * The steps of other arms are then done without running.  Taking a
+ * second, different arm (or a value out of range) fails the schedule when
+ * the compute step returns. */
+void loom_sched_take_arm(loom_sched_t *sched, int arm);
+
+/* The arm taken, 0 while none is. */
+static inline int loom_sched_taken_arm(const loom_sched_t *sched)
+{
+    return sched->taken_arm;
 }
 
 /* Out of place, a first step copying the whole input into the receive

@@ -93,21 +93,36 @@ int vf_no_memory(vf_t *vf)
 const char *vf_describe(const vf_t *vf, int rank, int step, char *buf, size_t len)
 {
     const loom_step_desc_t *d = &vf->ranks[rank].sched->steps[step].desc;
+    char size[64], arm[16] = "";
 
+    /* A step of run-time length shows it with its bound (0 until it
+     * started), one of an arm names it. */
+    if (d->len_at != NULL) {
+        snprintf(size, sizeof(size), "%zu bytes of at most %zu", vf_bytes(vf, rank, step),
+                 d->bytes);
+    } else {
+        snprintf(size, sizeof(size), "%zu bytes", d->bytes);
+    }
+    if (d->arm != 0) {
+        snprintf(arm, sizeof(arm), ", arm %d", d->arm);
+    }
     switch (d->type) {
     case LOOM_STEP_SEND:
-        snprintf(buf, len, "step %d (send to %d, tag_step %u, %zu bytes)", step,
-                 d->peer, d->tag_step, d->bytes);
+        snprintf(buf, len, "step %d (send to %d, tag_step %u, %s%s)", step,
+                 d->peer, d->tag_step, size, arm);
         break;
     case LOOM_STEP_RECV:
-        snprintf(buf, len, "step %d (recv from %d, tag_step %u, %zu bytes)", step,
-                 d->peer, d->tag_step, d->bytes);
+        snprintf(buf, len, "step %d (recv from %d, tag_step %u, %s%s)", step,
+                 d->peer, d->tag_step, size, arm);
         break;
     case LOOM_STEP_REDUCE:
-        snprintf(buf, len, "step %d (reduce, %zu bytes)", step, d->bytes);
+        snprintf(buf, len, "step %d (reduce, %s%s)", step, size, arm);
         break;
     case LOOM_STEP_COPY:
-        snprintf(buf, len, "step %d (copy, %zu bytes)", step, d->bytes);
+        snprintf(buf, len, "step %d (copy, %s%s)", step, size, arm);
+        break;
+    case LOOM_STEP_COMPUTE:
+        snprintf(buf, len, "step %d (compute%s)", step, arm);
         break;
     default:
         snprintf(buf, len, "step %d (type %d)", step, (int)d->type);
@@ -432,9 +447,16 @@ static int vf_check_step(vf_t *vf, int r, int s)
     char a[160];
     int j;
 
-    if ((int)d->type < LOOM_STEP_SEND || d->type > LOOM_STEP_COPY) {
+    if ((int)d->type < LOOM_STEP_SEND || d->type > LOOM_STEP_COMPUTE) {
         return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d step %d: unknown type %d",
                        r, s, (int)d->type);
+    }
+    if (d->len_at != NULL) {
+        if (d->type == LOOM_STEP_REDUCE || d->type == LOOM_STEP_COMPUTE) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: a run-time length on a "
+                           "step that takes none", r, vf_describe(vf, r, s, a, sizeof(a)));
+        }
+        vf->ranks[r].sched->steps[s].len = 0;   /* until it starts */
     }
     if (d->ndeps < 0 || d->ndeps > LOOM_STEP_MAX_DEPS) {
         return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: %d dependencies (0..%d)",
@@ -472,6 +494,13 @@ static int vf_check_step(vf_t *vf, int r, int s)
             (d->type == LOOM_STEP_REDUCE || d->src != d->dst)) {
             return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: source and target "
                            "overlap", r, vf_describe(vf, r, s, a, sizeof(a)));
+        }
+        return 0;
+    case LOOM_STEP_COMPUTE:
+        /* What it reads and writes is its own business (verifier_sim.c). */
+        if (d->fn == NULL) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: no function", r,
+                           vf_describe(vf, r, s, a, sizeof(a)));
         }
         return 0;
     }

@@ -119,6 +119,16 @@ typedef struct vf {
     unsigned char           *want_known;
 } vf_t;
 
+/* The bytes step (rank, step) moves: its run-time length once it started
+ * (sched.h: read from len_at at start, kept in the step's len), else the
+ * length it was built with. */
+static inline size_t vf_bytes(const vf_t *vf, int rank, int step)
+{
+    const loom_step_t *st = &vf->ranks[rank].sched->steps[step];
+
+    return st->desc.len_at != NULL ? st->len : st->desc.bytes;
+}
+
 /* Records the first failure (later ones are consequences) and returns -1. */
 int vf_fail(vf_t *vf, loom_verify_verdict_t verdict, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

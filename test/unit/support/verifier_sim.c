@@ -17,6 +17,23 @@
  * writes what an in-flight message reads or writes, or reads what an
  * in-flight receive writes, is a hazard: on a real transport its outcome
  * depends on timing.
+ *
+ * Steps the data decides (sched.h) run as the executor runs them:
+ *   - a compute step calls its function on the rank's memory when it
+ *     starts.  What the function reads and writes is opaque here: it is
+ *     checked against nothing and marks nothing written, so data it
+ *     writes into the rank's buffers still counts as unwritten for later
+ *     steps (plans keep what a compute writes, lengths, counts, selected
+ *     entries, where only compute steps read it, or have a copy or a
+ *     message write it first).  An error it returns, or a second arm it
+ *     takes, is BAD_STEP.
+ *   - a step of run-time length reads *len_at when it starts: over its
+ *     bound, or not whole elements, is BAD_STEP; 0 is done at once with no
+ *     message; otherwise it runs with that length, and a send and the
+ *     receive it meets must agree on it (SIZE_MISMATCH).  Its operands are
+ *     checked at setup over the whole bound, as any step's.
+ *   - a step of an arm that becomes ready before the schedule took one is
+ *     BAD_STEP; of another arm than the one taken, done at once.
  */
 #include "verifier_internal.h"
 #include "coll/core/engine/tag.h"
@@ -184,7 +201,6 @@ static int vf_post(vf_t *vf, int rank, int step)
 {
     size_t mask, i, partner = SIZE_MAX, mine;
     const vf_msg_t *m, *send, *recv;
-    const loom_step_desc_t *sd, *rd;
     char a[160], b[160];
     vf_msg_t key;
 
@@ -224,15 +240,14 @@ static int vf_post(vf_t *vf, int rank, int step)
     mine = vf_table_put(vf, &key);
     send = key.is_recv ? &vf->table[partner] : &vf->table[mine];
     recv = key.is_recv ? &vf->table[mine] : &vf->table[partner];
-    sd = vf_desc(vf, send->rank, send->step);
-    rd = vf_desc(vf, recv->rank, recv->step);
-    if (sd->bytes != rd->bytes) {
+    if (vf_bytes(vf, send->rank, send->step) != vf_bytes(vf, recv->rank, recv->step)) {
         return vf_fail(vf, LOOM_VERIFY_SIZE_MISMATCH,
                        "size mismatch: rank %d %s meets rank %d %s: %zu bytes "
                        "sent, %zu expected",
                        send->rank, vf_describe(vf, send->rank, send->step, a, sizeof(a)),
                        recv->rank, vf_describe(vf, recv->rank, recv->step, b, sizeof(b)),
-                       sd->bytes, rd->bytes);
+                       vf_bytes(vf, send->rank, send->step),
+                       vf_bytes(vf, recv->rank, recv->step));
     }
     vf->table[partner].matched = 1;
     vf->steps[vf->ranks[rank].base + step].state = VF_MATCHED;
@@ -266,7 +281,7 @@ static int vf_find_owner(const vf_t *vf, int rank, int reg, size_t elem, int wan
             continue;
         }
         lo = want_recv ? (const unsigned char *)d->dst : (const unsigned char *)d->src;
-        if (at >= lo && at < lo + d->bytes) {
+        if (at >= lo && at < lo + vf_bytes(vf, rank, s)) {
             return s;
         }
     }
@@ -367,24 +382,92 @@ static int vf_finish(vf_t *vf, int rank, int step)
     return 0;
 }
 
+/* A step of an arm or of run-time length, before it may run: 0 with
+ * *bytes_p its length (*skip_p: done at once, not run), or -1 on a
+ * failure. */
+static int vf_start_runtime(vf_t *vf, int rank, int step, size_t *bytes_p, int *skip_p)
+{
+    loom_step_t *st = &vf->ranks[rank].sched->steps[step];
+    const loom_step_desc_t *d = &st->desc;
+    int taken = loom_sched_taken_arm(vf->ranks[rank].sched);
+    char a[160];
+
+    *skip_p = 0;
+    *bytes_p = d->bytes;
+    if (d->arm != 0) {
+        if (taken == 0) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s is ready before the "
+                           "schedule took an arm: it must wait for the compute step that "
+                           "decides", rank, vf_describe(vf, rank, step, a, sizeof(a)));
+        }
+        if (taken != d->arm) {
+            *skip_p = 1;
+            return 0;
+        }
+    }
+    if (d->len_at != NULL) {
+        st->len = *d->len_at;
+        if (st->len > d->bytes || st->len % vf->esize != 0) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: run-time length %zu is %s",
+                           rank, vf_describe(vf, rank, step, a, sizeof(a)), st->len,
+                           st->len > d->bytes ? "over its bound" : "not whole elements");
+        }
+        *bytes_p = st->len;
+        *skip_p = st->len == 0;
+    }
+    return 0;
+}
+
+/* A compute step: its function on the rank's memory (opaque to the
+ * shadow); its error, or a second arm it took, fails. */
+static int vf_compute(vf_t *vf, int rank, int step)
+{
+    loom_sched_t *sched = vf->ranks[rank].sched;
+    const loom_step_desc_t *d = vf_desc(vf, rank, step);
+    loom_status_t status = d->fn(sched, d->dst);
+    char a[160];
+
+    if (status != LOOM_OK) {
+        return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s failed: %s", rank,
+                       vf_describe(vf, rank, step, a, sizeof(a)), loom_status_string(status));
+    }
+    if (sched->arm_status != LOOM_OK) {
+        return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s took a second arm, or one out "
+                       "of range (arm %d was taken)", rank,
+                       vf_describe(vf, rank, step, a, sizeof(a)), loom_sched_taken_arm(sched));
+    }
+    return vf_finish(vf, rank, step);
+}
+
 static int vf_start(vf_t *vf, int rank, int step)
 {
     const loom_step_desc_t *d = vf_desc(vf, rank, step);
     const loom_reduce_op_t *op;
+    size_t bytes = d->bytes;
+    int skip;
 
+    /* Steps of plain plans take neither. */
+    if (d->arm != 0 || d->len_at != NULL) {
+        if (vf_start_runtime(vf, rank, step, &bytes, &skip) != 0) {
+            return -1;
+        }
+        if (skip) {
+            return vf_finish(vf, rank, step);
+        }
+    }
     switch (d->type) {
     case LOOM_STEP_SEND:
-        if (d->bytes > 0 && (vf_check(vf, rank, step, d->src, d->bytes, VF_READS) != 0 ||
-                             vf_mark(vf, rank, step, d->src, d->bytes, 1, 0) != 0)) {
+        if (bytes > 0 && (vf_check(vf, rank, step, d->src, bytes, VF_READS) != 0 ||
+                          vf_mark(vf, rank, step, d->src, bytes, 1, 0) != 0)) {
             return -1;
         }
         return vf_post(vf, rank, step);
     case LOOM_STEP_RECV:
-        if (d->bytes > 0) {
-            if (vf_check(vf, rank, step, d->dst, d->bytes, VF_WRITES) != 0) {
+        if (bytes > 0) {
+            if (vf_check(vf, rank, step, d->dst, bytes, VF_WRITES) != 0) {
                 return -1;
             }
-            vf_mark(vf, rank, step, d->dst, d->bytes, VF_SHADOW_WRITER, 0);
+            vf_mark(vf, rank, step, d->dst, bytes, VF_SHADOW_WRITER, 0);
         }
         return vf_post(vf, rank, step);
     case LOOM_STEP_REDUCE:
@@ -399,17 +482,19 @@ static int vf_start(vf_t *vf, int rank, int step)
         }
         return vf_finish(vf, rank, step);
     case LOOM_STEP_COPY:
-        if (d->bytes > 0) {
-            if (vf_check(vf, rank, step, d->src, d->bytes, VF_READS) != 0 ||
-                vf_check(vf, rank, step, d->dst, d->bytes, VF_WRITES) != 0) {
+        if (bytes > 0) {
+            if (vf_check(vf, rank, step, d->src, bytes, VF_READS) != 0 ||
+                vf_check(vf, rank, step, d->dst, bytes, VF_WRITES) != 0) {
                 return -1;
             }
             if (d->dst != d->src) {
-                memcpy(d->dst, d->src, d->bytes);
+                memcpy(d->dst, d->src, bytes);
             }
-            vf_mark(vf, rank, step, d->dst, d->bytes, 0, VF_SHADOW_INIT);
+            vf_mark(vf, rank, step, d->dst, bytes, 0, VF_SHADOW_INIT);
         }
         return vf_finish(vf, rank, step);
+    case LOOM_STEP_COMPUTE:
+        return vf_compute(vf, rank, step);
     }
     return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d step %d: unknown type %d",
                    rank, step, (int)d->type);
@@ -420,11 +505,12 @@ static int vf_complete(vf_t *vf, const vf_action_t *a)
 {
     const loom_step_desc_t *sd = vf_desc(vf, a->rank, a->step);
     const loom_step_desc_t *rd = vf_desc(vf, a->peer_rank, a->peer_step);
+    size_t bytes = vf_bytes(vf, a->rank, a->step);   /* the receive's too (vf_post) */
 
-    if (sd->bytes > 0) {
-        memcpy(rd->dst, sd->src, sd->bytes);
-        vf_mark(vf, a->rank, a->step, sd->src, sd->bytes, -1, 0);
-        vf_mark(vf, a->peer_rank, a->peer_step, rd->dst, rd->bytes, -(int)VF_SHADOW_WRITER,
+    if (bytes > 0) {
+        memcpy(rd->dst, sd->src, bytes);
+        vf_mark(vf, a->rank, a->step, sd->src, bytes, -1, 0);
+        vf_mark(vf, a->peer_rank, a->peer_step, rd->dst, bytes, -(int)VF_SHADOW_WRITER,
                 VF_SHADOW_INIT);
     }
     vf_msg_remove(vf, a->rank, a->step);
@@ -451,6 +537,11 @@ static int vf_find_partner(const vf_t *vf, const vf_msg_t *m)
         if (vf->steps[pk->base + s].state != VF_WAITING ||
             d->type != (m->is_recv ? LOOM_STEP_SEND : LOOM_STEP_RECV) ||
             d->peer != m->rank) {
+            continue;
+        }
+        /* A step of an arm the peer did not take will never post. */
+        if (d->arm != 0 && loom_sched_taken_arm(pk->sched) != 0 &&
+            d->arm != loom_sched_taken_arm(pk->sched)) {
             continue;
         }
         vf_msg_key(vf, peer, s, &other);
