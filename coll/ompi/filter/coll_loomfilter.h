@@ -29,6 +29,9 @@
 #include "ompi/request/request.h"
 
 #include "coll/core/engine/team.h"
+#include "coll/core/filter/filter_spec.h"
+#include "coll/core/filter/steps.h"
+#include "coll/core/select/coll_config.h"
 #include "coll/core/transport/transport_ucx.h"
 
 #include <stdbool.h>
@@ -37,26 +40,8 @@
 BEGIN_C_DECLS
 
 /* What a communicator asks of filtering (the value of loom_filter or
- * coll_loomfilter_filter).  The fields are those of the engine's
- * loom_filter_spec_t (coll/core/filter/filter_spec.h) so that the switch
- * to it changes no caller.  TODO: when coll/core/filter is merged, make
- * this a typedef of loom_filter_spec_t and remove coll_loomfilter_spec.c. */
-typedef struct mca_coll_loomfilter_spec {
-    int         enabled;        /* 0: dense ("none", "dense", "") */
-    double      density;        /* fraction of elements sent, (0, 1]; 1 when off */
-    unsigned    warmup;         /* steps from dense to density */
-    size_t      min_bytes;      /* calls below this many bytes run dense */
-    double      momentum;       /* 0: no momentum correction; else in (0, 1) */
-    size_t      exact_max;      /* counts above this use the sampled threshold */
-    size_t      residual_max;   /* bytes of residual memory per process */
-} mca_coll_loomfilter_spec_t;
-
-/* Parses text (NULL: "") into *spec_p: LOOM_OK, or LOOM_ERR_INVALID_PARAM
- * with *spec_p untouched and one sentence in why naming the wrong part
- * and what is accepted (the contract of loom_filter_spec_parse). */
-loom_status_t mca_coll_loomfilter_spec_parse(const char *text,
-                                             mca_coll_loomfilter_spec_t *spec_p,
-                                             char *why, size_t why_len);
+ * coll_loomfilter_filter), parsed by the engine's loom_filter_spec_parse. */
+typedef loom_filter_spec_t mca_coll_loomfilter_spec_t;
 
 /* The process's counters, read by the MPI_T performance variables
  * coll_loomfilter_<field> (coll_loomfilter_params.c).  Update them with
@@ -111,6 +96,11 @@ typedef struct mca_coll_loomfilter_module {
     loom_team_t                         *team;
     mca_coll_loomfilter_spec_t          spec;
     mca_coll_loomfilter_counters_t      *counters;  /* the component's */
+    /* Where each call sits in the training step (steps.h), and the
+     * engine's settings its sparse allreduce plans with (the defaults:
+     * coll_loom_* parameters are mca_coll_loom's). */
+    loom_filter_steps_t                 *steps;
+    loom_coll_config_t                  config;
     /* The module below, where every call not filtered goes. */
     mca_coll_base_module_allreduce_fn_t previous_allreduce;
     mca_coll_base_module_t              *previous_allreduce_module;
@@ -167,6 +157,11 @@ int mca_coll_loomfilter_filtered_iallreduce(const void *sbuf, void *rbuf, int co
                                             struct ompi_datatype_t *dtype,
                                             struct ompi_op_t *op, ompi_request_t **request,
                                             mca_coll_loomfilter_module_t *module);
+
+/* The process's residuals (coll_loomfilter_filtered.c): drop those of a
+ * communicator that is gone, and all of them at close. */
+void mca_coll_loomfilter_residuals_release(uint64_t comm);
+void mca_coll_loomfilter_residuals_fini(void);
 
 END_C_DECLS
 

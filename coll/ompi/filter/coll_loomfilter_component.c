@@ -58,6 +58,7 @@ static int loomfilter_close(void)
 {
     mca_coll_loomfilter_component_t *c = &mca_coll_loomfilter_component;
 
+    mca_coll_loomfilter_residuals_fini();
     c->ucx = NULL;
     c->node_keys = NULL;
     if (c->proc_opened) {

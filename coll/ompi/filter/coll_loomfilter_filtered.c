@@ -1,48 +1,196 @@
 /*
  * The filtered allreduce: the one place where filtering happens.
  *
- * PLACEHOLDER, to be replaced by the sparse engine schedule (top-k
- * selection with error feedback, coll/core/filter): for now both forms
- * hand the call to the module below, dense, and count it as if the
- * filter had chosen to run it dense.  Everything around them (opt-in,
- * which calls come here, the team in the filter's context-id space, the
- * counters and their MPI_T variables) is final; the replacement keeps
- * these two signatures and their contract (coll_loomfilter.h):
+ *   1. The communicator's step tracker (coll/core/filter/steps.h) places
+ *      the call in the training step: its step number and its position
+ *      among the step's filtered calls.  Until the tracker has seen the
+ *      sequence of calls repeat, it cannot name positions, and the call
+ *      runs dense below (a dense switch): no residual is kept for a slot
+ *      that may be another tensor's next time.
+ *   2. The residual of (communicator, position, type, count) comes from
+ *      the process's store (residual.h).  When the store is full the
+ *      call runs dense below: a residual is never evicted, since that
+ *      would drop delayed gradients.
+ *   3. The sparse allreduce (coll/core/sparse) runs on the filter's
+ *      team: its first step adds the input into the residual and selects
+ *      the top k (feedback.h, k from the warm-up's density at this step),
+ *      then every rank's pairs are summed on every rank, or the exchange
+ *      goes dense where the sizes say that costs less.
  *
- *   - module->team: this communicator's team (its tags never match
- *     mca_coll_loom's); module->spec: density, min_bytes, warmup, ...;
- *   - module->counters: add to calls, dense_bytes (what a dense
- *     allreduce would have sent), sent_bytes, dense_switches (filtered
- *     calls that ran dense), and set residual_bytes (memory held now),
- *     with mca_coll_loomfilter_count (or __atomic stores);
- *   - module->previous_allreduce / previous_iallreduce and their
- *     modules: the dense path below, for a call the filter runs dense;
- *   - return an Open MPI code (OMPI_SUCCESS); a nonblocking start fills
- *     *request.
+ * Every rank takes the same branch at every point: the tracker, the store
+ * and the warm-up see the same calls in the same order on every rank, and
+ * the sparse allreduce decides from sizes every rank has.
+ *
+ * The nonblocking form runs to completion before it returns and hands
+ * back a completed request: correct, but without overlap (MPI allows a
+ * nonblocking call to complete early).  The counters (coll_loomfilter.h)
+ * are updated per call.
  */
 #include "coll_loomfilter.h"
+
+#include "coll/core/filter/feedback.h"
+#include "coll/core/filter/pairs.h"
+#include "coll/core/filter/residual.h"
+#include "coll/core/filter/steps.h"
+#include "coll/core/filter/topk.h"
+#include "coll/core/parts/reduce_kernels.h"
+#include "coll/core/sparse/sparse.h"
+#include "coll/ompi/shared/loom_ompi.h"
+#include "common/log.h"
+#include "opal/runtime/opal_progress.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+/* The process's residuals, made at the first filtered call with its
+ * spec's bound, and what serializes the store (residual.h). */
+static loom_residual_store_t *loomfilter_residuals;
+static pthread_mutex_t loomfilter_residuals_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One call's selection, what the sparse allreduce's first step runs. */
+typedef struct loomfilter_select {
+    loom_feedback_args_t    fb;
+    size_t                  capacity;   /* entries of fb.index_out and fb.value_out */
+} loomfilter_select_t;
+
+static loom_status_t loomfilter_select(void *ctx, void *block, size_t *k_p)
+{
+    loomfilter_select_t *sel = ctx;
+    size_t n = 0;
+    loom_status_t status = loom_feedback_run(&sel->fb, &n);
+
+    if (status == LOOM_ERR_NO_MEMORY) {
+        /* The input is in the residual already: send nothing this time,
+         * lose nothing (feedback.h). */
+        n = 0;
+    } else if (status != LOOM_OK) {
+        return status;
+    }
+    loom_pairs_encode(sel->fb.index_out, sel->fb.value_out, n, sel->fb.type, block);
+    *k_p = n;
+    return LOOM_OK;
+}
 
 /* What a dense allreduce sends from each rank: the reduce-scatter and
  * allgather lower bound 2(p-1)/p of the vector. */
 static unsigned long long loomfilter_dense_bytes(const mca_coll_loomfilter_module_t *module,
-                                                 int count, struct ompi_datatype_t *dtype)
+                                                 size_t bytes)
 {
     unsigned long long p = (unsigned long long)ompi_comm_size(module->comm);
-    size_t size;
 
-    ompi_datatype_type_size(dtype, &size);
-    return 2 * (p - 1) * (unsigned long long)count * size / p;
+    return 2 * (p - 1) * (unsigned long long)bytes / p;
 }
 
-/* The placeholder's accounting: taken, and run dense. */
-static void loomfilter_count_dense(mca_coll_loomfilter_module_t *module, int count,
-                                   struct ompi_datatype_t *dtype)
+/* A call the filter runs dense below: taken, and switched. */
+static void loomfilter_count_dense(mca_coll_loomfilter_module_t *module, size_t bytes)
 {
-    unsigned long long dense = loomfilter_dense_bytes(module, count, dtype);
+    unsigned long long dense = loomfilter_dense_bytes(module, bytes);
 
     mca_coll_loomfilter_count(&module->counters->calls, 1);
+    mca_coll_loomfilter_count(&module->counters->dense_switches, 1);
     mca_coll_loomfilter_count(&module->counters->dense_bytes, dense);
     mca_coll_loomfilter_count(&module->counters->sent_bytes, dense);
+}
+
+/* The residual slot of this call, or LOOM_ERR_UNSUPPORTED: run it dense
+ * (the tracker is still learning the step, or the store is full). */
+static loom_status_t loomfilter_slot(mca_coll_loomfilter_module_t *module, size_t count,
+                                     loom_filter_type_t type, uint64_t *step_p,
+                                     loom_residual_slot_t **slot_p)
+{
+    loom_filter_call_t call;
+    loom_residual_key_t key;
+    loom_status_t status;
+
+    status = loom_filter_steps_next(module->steps, count, &call);
+    if (status != LOOM_OK || !call.locked) {
+        return status != LOOM_OK ? status : LOOM_ERR_UNSUPPORTED;
+    }
+    key = (loom_residual_key_t){ .comm = module->comm->c_contextid, .position = call.position,
+                                 .type = type, .count = count };
+    pthread_mutex_lock(&loomfilter_residuals_lock);
+    if (loomfilter_residuals == NULL) {
+        status = loom_residual_store_create(module->spec.residual_max, &loomfilter_residuals);
+    }
+    if (status == LOOM_OK) {
+        status = loom_residual_store_get(loomfilter_residuals, &key,
+                                         module->spec.momentum > 0 ? LOOM_RESIDUAL_MOMENTUM : 0,
+                                         slot_p);
+        __atomic_store_n(&module->counters->residual_bytes,
+                         (unsigned long long)loom_residual_store_bytes(loomfilter_residuals),
+                         __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&loomfilter_residuals_lock);
+    *step_p = call.step;
+    return status;
+}
+
+/* Runs the sparse allreduce of one call to its end.  LOOM_ERR_UNSUPPORTED:
+ * run it dense below (nothing was sent or kept). */
+static loom_status_t loomfilter_run(const void *sbuf, void *rbuf, size_t count,
+                                    loom_filter_type_t type,
+                                    mca_coll_loomfilter_module_t *module)
+{
+    size_t esize = loom_filter_type_size(type), k;
+    loom_residual_slot_t *slot;
+    loomfilter_select_t sel;
+    loom_sparse_args_t sp;
+    loom_coll_args_t args;
+    loom_sparse_outcome_t out;
+    loom_sched_t *sched = NULL;
+    loom_status_t status;
+    uint64_t step = 0;
+
+    status = loomfilter_slot(module, count, type, &step, &slot);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    k = loom_filter_k(loom_filter_density(&module->spec, step), count);
+    sel.capacity = loom_topk_capacity(count, k, module->spec.exact_max);
+    sel.fb = (loom_feedback_args_t){
+        .type = type, .count = count, .input = sbuf == MPI_IN_PLACE ? rbuf : sbuf,
+        .residual = slot->residual, .momentum = slot->momentum,
+        .momentum_factor = module->spec.momentum, .k = k,
+        .exact_max = module->spec.exact_max,
+        .index_out = malloc(sel.capacity * sizeof(uint32_t)),
+        .value_out = malloc(sel.capacity * esize),
+    };
+    if (sel.fb.index_out == NULL || sel.fb.value_out == NULL) {
+        status = LOOM_ERR_NO_MEMORY;
+        goto out;
+    }
+    sp = (loom_sparse_args_t){
+        .select = loomfilter_select, .ctx = &sel, .kmax = sel.capacity,
+        .cost = loom_cost_from_config(&module->config), .path = LOOM_SPARSE_PATH_MODEL,
+    };
+    args = (loom_coll_args_t){
+        .recvbuf = rbuf, .count = count, .elem_size = esize, .in_place = 1,
+        .op = { .fn = loom_reduce_kernel(LOOM_OP_SUM, type == LOOM_FILTER_FLOAT
+                                                          ? LOOM_DTYPE_FLOAT
+                                                          : LOOM_DTYPE_DOUBLE),
+                .commutative = 1 },
+        .blocking = 1, .sparse = &sp,
+    };
+    status = loom_coll_plan(&loom_sparse_allreduce_collective, &args, module->team,
+                            &module->config, &sched, NULL);
+    if (status != LOOM_OK) {
+        goto out;
+    }
+    while ((status = loom_sched_progress(sched)) == LOOM_INPROGRESS) {
+        opal_progress();
+    }
+    if (status == LOOM_OK && loom_sparse_outcome(sched, &out) == LOOM_OK) {
+        mca_coll_loomfilter_count(&module->counters->calls, 1);
+        mca_coll_loomfilter_count(&module->counters->dense_bytes,
+                                  loomfilter_dense_bytes(module, count * esize));
+        mca_coll_loomfilter_count(&module->counters->sent_bytes, out.bytes_sent);
+        mca_coll_loomfilter_count(&module->counters->dense_switches, (unsigned)out.dense);
+    }
+    loom_sched_destroy(sched);
+out:
+    free(sel.fb.index_out);
+    free(sel.fb.value_out);
+    return status;
 }
 
 int mca_coll_loomfilter_filtered_allreduce(const void *sbuf, void *rbuf, int count,
@@ -50,9 +198,16 @@ int mca_coll_loomfilter_filtered_allreduce(const void *sbuf, void *rbuf, int cou
                                            struct ompi_op_t *op,
                                            mca_coll_loomfilter_module_t *module)
 {
-    loomfilter_count_dense(module, count, dtype);
-    return module->previous_allreduce(sbuf, rbuf, count, dtype, op, module->comm,
-                                      module->previous_allreduce_module);
+    loom_filter_type_t type = dtype == &ompi_mpi_float.dt ? LOOM_FILTER_FLOAT
+                                                          : LOOM_FILTER_DOUBLE;
+    loom_status_t status = loomfilter_run(sbuf, rbuf, (size_t)count, type, module);
+
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        loomfilter_count_dense(module, (size_t)count * loom_filter_type_size(type));
+        return module->previous_allreduce(sbuf, rbuf, count, dtype, op, module->comm,
+                                          module->previous_allreduce_module);
+    }
+    return loom_ompi_status_to_ompi(status);
 }
 
 int mca_coll_loomfilter_filtered_iallreduce(const void *sbuf, void *rbuf, int count,
@@ -60,7 +215,37 @@ int mca_coll_loomfilter_filtered_iallreduce(const void *sbuf, void *rbuf, int co
                                             struct ompi_op_t *op, ompi_request_t **request,
                                             mca_coll_loomfilter_module_t *module)
 {
-    loomfilter_count_dense(module, count, dtype);
-    return module->previous_iallreduce(sbuf, rbuf, count, dtype, op, module->comm, request,
-                                       module->previous_iallreduce_module);
+    loom_filter_type_t type = dtype == &ompi_mpi_float.dt ? LOOM_FILTER_FLOAT
+                                                          : LOOM_FILTER_DOUBLE;
+    loom_status_t status = loomfilter_run(sbuf, rbuf, (size_t)count, type, module);
+
+    if (status == LOOM_ERR_UNSUPPORTED) {
+        loomfilter_count_dense(module, (size_t)count * loom_filter_type_size(type));
+        return module->previous_iallreduce(sbuf, rbuf, count, dtype, op, module->comm,
+                                           request, module->previous_iallreduce_module);
+    }
+    if (status == LOOM_OK) {
+        *request = &ompi_request_empty;
+    }
+    return loom_ompi_status_to_ompi(status);
+}
+
+void mca_coll_loomfilter_residuals_release(uint64_t comm)
+{
+    pthread_mutex_lock(&loomfilter_residuals_lock);
+    if (loomfilter_residuals != NULL) {
+        loom_residual_store_release_comm(loomfilter_residuals, comm);
+        __atomic_store_n(&mca_coll_loomfilter_component.counters.residual_bytes,
+                         (unsigned long long)loom_residual_store_bytes(loomfilter_residuals),
+                         __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&loomfilter_residuals_lock);
+}
+
+void mca_coll_loomfilter_residuals_fini(void)
+{
+    pthread_mutex_lock(&loomfilter_residuals_lock);
+    loom_residual_store_destroy(loomfilter_residuals);
+    loomfilter_residuals = NULL;
+    pthread_mutex_unlock(&loomfilter_residuals_lock);
 }

@@ -27,6 +27,7 @@ static void loomfilter_module_construct(mca_coll_loomfilter_module_t *module)
     module->previous_allreduce_module = NULL;
     module->previous_iallreduce = NULL;
     module->previous_iallreduce_module = NULL;
+    module->steps = NULL;
 }
 
 static void loomfilter_module_destruct(mca_coll_loomfilter_module_t *module)
@@ -39,7 +40,9 @@ static void loomfilter_module_destruct(mca_coll_loomfilter_module_t *module)
     }
     if (module->team != NULL) {
         __atomic_sub_fetch(&module->counters->comms, 1, __ATOMIC_RELAXED);
+        mca_coll_loomfilter_residuals_release(module->comm->c_contextid);
     }
+    loom_filter_steps_destroy(module->steps);
     loom_team_destroy(module->team);
     loomfilter_module_construct(module);
 }
@@ -78,7 +81,13 @@ static int loomfilter_module_enable(mca_coll_base_module_t *base, ompi_communica
     params = (loom_ompi_team_params_t){
         .space = LOOM_OMPI_SPACE_FILTER, .node_keys = c->node_keys, .rack_keys = NULL,
     };
-    status = loom_ompi_team_create(comm, &params, &module->team);
+    status = loom_coll_config_init(&module->config);
+    if (status == LOOM_OK) {
+        status = loom_filter_steps_create(LOOM_FILTER_STEPS_MAX_CALLS_DEFAULT, &module->steps);
+    }
+    if (status == LOOM_OK) {
+        status = loom_ompi_team_create(comm, &params, &module->team);
+    }
     if (status != LOOM_OK) {
         module->team = NULL;
         loom_error("coll", "communicator %s: no filter team (%s)", comm->c_name,

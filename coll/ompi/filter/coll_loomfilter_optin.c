@@ -37,7 +37,7 @@ void mca_coll_loomfilter_optin_open(mca_coll_loomfilter_component_t *c)
     if (!c->filter_set) {
         return;
     }
-    if (mca_coll_loomfilter_spec_parse(c->filter, &c->filter_spec, why, sizeof(why)) != LOOM_OK) {
+    if (loom_filter_spec_parse(c->filter, &c->filter_spec, why, sizeof(why)) != LOOM_OK) {
         c->filter_ok = false;
         if (OMPI_PROC_MY_NAME->vpid == 0) {
             loom_warn("coll", "coll_loomfilter_filter: %s; every communicator runs dense", why);
@@ -62,7 +62,7 @@ bool mca_coll_loomfilter_optin(ompi_communicator_t *comm, mca_coll_loomfilter_sp
         *spec_p = c->filter_spec;
         return c->filter_spec.enabled != 0;
     }
-    if (mca_coll_loomfilter_spec_parse(value, &spec, why, sizeof(why)) != LOOM_OK) {
+    if (loom_filter_spec_parse(value, &spec, why, sizeof(why)) != LOOM_OK) {
         if (ompi_comm_rank(comm) == 0) {
             loom_warn("coll", "communicator %s (cid %u): info key " LOOMFILTER_INFO_KEY
                       ": %s; this communicator runs dense", comm->c_name, comm->c_contextid,
