@@ -74,10 +74,13 @@ per_epoch() {
 }
 percent() { awk -v v="$(field test_acc "$tmp/$1")" 'BEGIN { printf "%.2f", 100 * v }'; }
 # per_step RUN: the gradient bytes rank 0 sent per step, in MB: the
-# filter's count where its counters are there, else the dense payload.
+# filter's count where it ran, else the dense payload.
 per_step() {
-    local b
-    b=$(field filter_sent_per_step "$tmp/$1")
+    local b=
+    case $(field filter_calls "$tmp/$1") in
+        ''|0) ;;
+        *) b=$(field filter_sent_per_step "$tmp/$1") ;;
+    esac
     [ -n "$b" ] || b=$(awk -v v="$(field bytes_sent "$tmp/$1")" -v s="$(field steps "$tmp/$1")" \
                        'BEGIN { print v / s }')
     awk -v b="$b" 'BEGIN { printf "%.3f", b / 1e6 }'

@@ -76,7 +76,8 @@ for d in "${densities[@]}"; do
         echo "train_filter_sweep: topk:$d ran $(field steps "$out") steps, dense $(field steps "$tmp/dense")" >&2
         exit 1
     fi
-    if [ -z "$sent" ] || [ -z "$dense" ]; then
+    calls=$(field filter_calls "$out")
+    if [ -z "$sent" ] || [ -z "$dense" ] || [ -z "$calls" ] || [ "$calls" = 0 ]; then
         missing=1
         sent=n/a dense=n/a
     fi
@@ -94,8 +95,8 @@ for d in "${densities[@]}"; do
 done
 echo
 if [ -n "$missing" ]; then
-    echo "train_filter_sweep: no filter counters in a filtered run, so nothing was filtered" \
-         "that can be shown: is $build/.libs/mca_coll_loomfilter.so built and loaded?" >&2
+    echo "train_filter_sweep: a filtered run has no filter counters, or its filter ran no" \
+         "calls: is $build/.libs/mca_coll_loomfilter.so built and loaded?" >&2
     exit 1
 fi
 if [ -n "$best" ]; then

@@ -108,7 +108,7 @@ exec "$here/cluster.sh" --nodes 4 --racks 2 --slots 2 -- sh -c '
         }
         { c = \$2; k = ++n[c]; tr[c, k] = val(\"train_s\"); cm[c, k] = val(\"comm_s\"); acc = val(\"test_acc\")
           # Bytes rank 0 sent per step: the filter'"'"'s count where it ran.
-          b = val(\"filter_sent_per_step\"); if (b == \"\") b = val(\"bytes_sent\") / val(\"steps\")
+          b = val(\"filter_calls\") + 0 > 0 ? val(\"filter_sent_per_step\") : val(\"bytes_sent\") / val(\"steps\")
           mb[c, k] = b / 1e6
           if (!(c in seen)) { seen[c] = 1; order[++nc] = c }
           # Dense jobs agree with each other, filtered jobs with each other.
