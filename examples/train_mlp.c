@@ -133,7 +133,8 @@ static void print_header(const job_t *job)
 }
 
 /* " filter_calls=N filter_sent_bytes=N ..." for the filter's variables
- * that are there (none: ""), with the bytes per optimizer step. */
+ * that are there (none: ""), with the bytes per optimizer step of this
+ * run (the counters start with the process, after any resume). */
 static void filter_summary(const mlp_loom_counter_t *lc, long steps, char *buf, size_t len)
 {
     static const struct { mlp_counter_id_t id; const char *field; } vars[] = {
@@ -171,7 +172,7 @@ static void print_summary(const job_t *job, const mlp_result_t *r, const mlp_loo
         snprintf(loom, sizeof(loom), "n/a");
     }
     mlp_options_hidden_str(&job->opts, hidden, sizeof(hidden));
-    filter_summary(lc, r->steps, filter, sizeof(filter));
+    filter_summary(lc, r->steps_run, filter, sizeof(filter));
     printf("SUMMARY ranks=%d epochs=%d steps=%ld loss=%.4f train_acc=%.4f test_acc=%.4f "
            "img_per_s=%.0f comm_s=%.3f compute_s=%.3f bytes_sent=%llu loom_calls=%s "
            "grad_allreduces=%ld train_s=%.3f accum=%d overlap=%s batch=%d hidden=%s "

@@ -429,6 +429,7 @@ mlp_status_t mlp_trainer_run(mlp_trainer_t *t, mlp_result_t *res, mlp_error_t *e
         return t->ckpt_status;
     }
     res->steps = t->steps;
+    res->steps_run = t->steps - from.steps;
     res->bytes_sent = t->bytes_sent;
     res->grad_allreduces = t->grad_allreduces;
     return MLP_OK;

@@ -22,6 +22,7 @@ typedef struct mlp_trainer mlp_trainer_t;
 typedef struct mlp_result {
     int                 epochs;
     long                steps;          /* optimizer steps */
+    long                steps_run;      /* of them, this run's (not before a resume) */
     double              loss;           /* mean loss of the last epoch */
     double              train_acc;      /* of the last epoch's batches */
     double              test_acc;       /* after the last epoch */
