@@ -18,7 +18,7 @@ build=${1:?usage: train_demo.sh BUILD_DIR}
 np=${LOOM_DEMO_NP:-4}
 epochs=${LOOM_DEMO_EPOCHS:-3}
 hidden=${LOOM_DEMO_HIDDEN:-256,128}
-filter=${LOOM_DEMO_FILTER:-topk:0.01}
+filter=${LOOM_DEMO_FILTER:-topk:0.01,momentum=0.9}
 prog=$build/examples/train_mlp
 [ -x "$prog" ] || { echo "train_demo: $prog is not built (make examples/train_mlp)" >&2; exit 1; }
 tmp=$(mktemp -d)

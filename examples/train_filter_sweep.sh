@@ -55,7 +55,7 @@ field() { sed -n "s/^SUMMARY.* $1=\([^ ]*\).*/\1/p" "$2"; }
 echo "== Fashion-MNIST on $np ranks, $epochs epochs, model 784-$hidden-10: dense, then filtered"
 run dense
 for d in "${densities[@]}"; do
-    run "topk:$d" --filter "topk:$d"
+    run "topk:$d" --filter "topk:$d,momentum=0.9"
 done
 echo
 

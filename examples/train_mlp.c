@@ -127,7 +127,10 @@ static void print_header(const job_t *job)
            (job->opts.batch + job->size - 1) / job->size, job->opts.lr, job->opts.momentum,
            (unsigned long long)job->opts.seed, job->opts.accum, job->opts.overlap ? "on" : "off");
     if (job->opts.filter != NULL) {
-        printf("train_mlp: gradient communicator with info loom_filter=%s\n", job->opts.filter);
+        printf("train_mlp: gradient communicator with info loom_filter=%s%s\n", job->opts.filter,
+               mlp_filter_momentum(job->opts.filter) > 0
+                   ? " (momentum in the filter: the optimizer's is off)"
+                   : "");
     }
     fflush(stdout);
 }

@@ -178,6 +178,13 @@ static mlp_status_t parse_hidden(const opt_spec_t *s, const char *val, mlp_optio
     return MLP_OK;
 }
 
+double mlp_filter_momentum(const char *spec)
+{
+    const char *m = strstr(spec, "momentum=");
+
+    return m != NULL ? strtod(m + strlen("momentum="), NULL) : 0;
+}
+
 /* --filter's SPEC goes to the component unread (it alone decides what a
  * spec means, and warns and runs dense on one it refuses); here only what
  * an info value cannot carry is refused. */
@@ -320,6 +327,11 @@ mlp_status_t mlp_options_parse(int argc, char **argv, mlp_options_t *opts, mlp_e
     if (opts->checkpoint_every > 0 && opts->checkpoint_dir == NULL) {
         return mlp_fail(err, MLP_ERR_ARG, "--checkpoint-every needs --checkpoint-dir DIR "
                         "(where to save)");
+    }
+    /* Momentum correction in the filter (Deep Gradient Compression) takes
+     * the place of the optimizer's: momentum must be applied once. */
+    if (opts->filter != NULL && mlp_filter_momentum(opts->filter) > 0) {
+        opts->momentum = 0;
     }
     return MLP_OK;
 }

@@ -45,6 +45,12 @@ typedef struct mlp_options {
  * MLP_ERR_ARG with err filled for a bad option. */
 mlp_status_t mlp_options_parse(int argc, char **argv, mlp_options_t *opts, mlp_error_t *err);
 
+/* The momentum=M option of a filter spec, 0 without one.  With it the
+ * filter applies momentum (its correction keeps momentum for the entries
+ * it delays), so the optimizer's is off: mlp_options_parse sets
+ * momentum to 0, never applying it twice. */
+double mlp_filter_momentum(const char *spec);
+
 /* The usage text, for --help. */
 void mlp_options_usage(FILE *out, const char *prog);
 

@@ -31,7 +31,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 rounds=${ROUNDS:-3}
 steps=${STEPS:-100}
 images=${IMAGES:-}
-filter=${FILTER:-topk:0.01}
+filter=${FILTER:-topk:0.01,momentum=0.9}
 for v in "$rounds" "$steps" ${images:+"$images"}; do
     case $v in ''|*[!0-9]*|0) echo "train_cluster.sh: ROUNDS='$rounds' STEPS='$steps' IMAGES='$images': expected positive integers" >&2; exit 2 ;; esac
 done
