@@ -28,7 +28,9 @@
 #include "ompi/mca/coll/coll.h"
 #include "ompi/request/request.h"
 
+#include "coll/core/engine/sched.h"
 #include "coll/core/engine/team.h"
+#include "coll/core/filter/feedback.h"
 #include "coll/core/filter/filter_spec.h"
 #include "coll/core/filter/steps.h"
 #include "coll/core/select/coll_config.h"
@@ -101,6 +103,7 @@ typedef struct mca_coll_loomfilter_module {
      * coll_loom_* parameters are mca_coll_loom's). */
     loom_filter_steps_t                 *steps;
     loom_coll_config_t                  config;
+    int                                 inflight;   /* nonblocking calls running */
     /* The module below, where every call not filtered goes. */
     mca_coll_base_module_allreduce_fn_t previous_allreduce;
     mca_coll_base_module_t              *previous_allreduce_module;
@@ -157,6 +160,35 @@ int mca_coll_loomfilter_filtered_iallreduce(const void *sbuf, void *rbuf, int co
                                             struct ompi_datatype_t *dtype,
                                             struct ompi_op_t *op, ompi_request_t **request,
                                             mca_coll_loomfilter_module_t *module);
+
+/* One filtered call in flight (coll_loomfilter_filtered.c): its
+ * schedule, and the selection its first step makes. */
+typedef struct mca_coll_loomfilter_call {
+    mca_coll_loomfilter_module_t    *module;
+    loom_sched_t                    *sched;
+    loom_feedback_args_t            fb;         /* the select step's; owns the outputs */
+    size_t                          bytes;      /* the vector's */
+} mca_coll_loomfilter_call_t;
+
+/* Starts a filtered call: its residual slot, its selection's buffers and
+ * its planned schedule (nothing runs yet).  LOOM_ERR_UNSUPPORTED: run it
+ * dense below (the step tracker is still learning, or the residual store
+ * is full); nothing was kept. */
+loom_status_t mca_coll_loomfilter_call_start(const void *sbuf, void *rbuf, size_t count,
+                                             loom_filter_type_t type,
+                                             mca_coll_loomfilter_module_t *module,
+                                             mca_coll_loomfilter_call_t **call_p);
+/* Ends it: counted when status is LOOM_OK, its memory freed. */
+void mca_coll_loomfilter_call_end(mca_coll_loomfilter_call_t *call, loom_status_t status);
+
+/* Nonblocking calls (coll_loomfilter_request.c): a request that runs the
+ * call's schedule from Open MPI's progress; waiting, at a start, until
+ * the module has room for one more (tags tell apart a limited number of
+ * calls in flight); the progress callback. */
+int mca_coll_loomfilter_request_start(mca_coll_loomfilter_call_t *call,
+                                      ompi_request_t **request_p);
+void mca_coll_loomfilter_request_room(mca_coll_loomfilter_module_t *module);
+int mca_coll_loomfilter_progress(void);
 
 /* The process's residuals (coll_loomfilter_filtered.c): drop those of a
  * communicator that is gone, and all of them at close. */

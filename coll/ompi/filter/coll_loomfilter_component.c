@@ -9,6 +9,7 @@
 #include "coll/ompi/shared/loom_ompi.h"
 #include "common/log.h"
 #include "ompi/runtime/mpiruntime.h"
+#include "opal/runtime/opal_progress.h"
 
 static int loomfilter_open(void);
 static int loomfilter_close(void);
@@ -50,6 +51,7 @@ static int loomfilter_open(void)
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     c->proc_opened = true;
+    opal_progress_register(mca_coll_loomfilter_progress);
     mca_coll_loomfilter_optin_open(c);
     return OMPI_SUCCESS;
 }
@@ -62,6 +64,7 @@ static int loomfilter_close(void)
     c->ucx = NULL;
     c->node_keys = NULL;
     if (c->proc_opened) {
+        opal_progress_unregister(mca_coll_loomfilter_progress);
         loom_ompi_proc_close();
         c->proc_opened = false;
     }

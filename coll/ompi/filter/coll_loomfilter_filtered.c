@@ -21,10 +21,10 @@
  * and the warm-up see the same calls in the same order on every rank, and
  * the sparse allreduce decides from sizes every rank has.
  *
- * The nonblocking form runs to completion before it returns and hands
- * back a completed request: correct, but without overlap (MPI allows a
- * nonblocking call to complete early).  The counters (coll_loomfilter.h)
- * are updated per call.
+ * A call is started (its selection made at the schedule's first step, its
+ * schedule planned) and ended (counted, freed) the same way for both
+ * forms: the blocking one waits in between, the nonblocking one hands the
+ * call to a request (coll_loomfilter_request.c).
  */
 #include "coll_loomfilter.h"
 
@@ -47,17 +47,13 @@
 static loom_residual_store_t *loomfilter_residuals;
 static pthread_mutex_t loomfilter_residuals_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* One call's selection, what the sparse allreduce's first step runs. */
-typedef struct loomfilter_select {
-    loom_feedback_args_t    fb;
-    size_t                  capacity;   /* entries of fb.index_out and fb.value_out */
-} loomfilter_select_t;
-
+/* The sparse allreduce's first step: error feedback and top-k, the pairs
+ * into this rank's block. */
 static loom_status_t loomfilter_select(void *ctx, void *block, size_t *k_p)
 {
-    loomfilter_select_t *sel = ctx;
+    const loom_feedback_args_t *fb = ctx;
     size_t n = 0;
-    loom_status_t status = loom_feedback_run(&sel->fb, &n);
+    loom_status_t status = loom_feedback_run(fb, &n);
 
     if (status == LOOM_ERR_NO_MEMORY) {
         /* The input is in the residual already: send nothing this time,
@@ -66,7 +62,7 @@ static loom_status_t loomfilter_select(void *ctx, void *block, size_t *k_p)
     } else if (status != LOOM_OK) {
         return status;
     }
-    loom_pairs_encode(sel->fb.index_out, sel->fb.value_out, n, sel->fb.type, block);
+    loom_pairs_encode(fb->index_out, fb->value_out, n, fb->type, block);
     *k_p = n;
     return LOOM_OK;
 }
@@ -125,19 +121,16 @@ static loom_status_t loomfilter_slot(mca_coll_loomfilter_module_t *module, size_
     return status;
 }
 
-/* Runs the sparse allreduce of one call to its end.  LOOM_ERR_UNSUPPORTED:
- * run it dense below (nothing was sent or kept). */
-static loom_status_t loomfilter_run(const void *sbuf, void *rbuf, size_t count,
-                                    loom_filter_type_t type,
-                                    mca_coll_loomfilter_module_t *module)
+loom_status_t mca_coll_loomfilter_call_start(const void *sbuf, void *rbuf, size_t count,
+                                             loom_filter_type_t type,
+                                             mca_coll_loomfilter_module_t *module,
+                                             mca_coll_loomfilter_call_t **call_p)
 {
-    size_t esize = loom_filter_type_size(type), k;
+    size_t esize = loom_filter_type_size(type), k, capacity;
+    mca_coll_loomfilter_call_t *call;
     loom_residual_slot_t *slot;
-    loomfilter_select_t sel;
     loom_sparse_args_t sp;
     loom_coll_args_t args;
-    loom_sparse_outcome_t out;
-    loom_sched_t *sched = NULL;
     loom_status_t status;
     uint64_t step = 0;
 
@@ -146,21 +139,27 @@ static loom_status_t loomfilter_run(const void *sbuf, void *rbuf, size_t count,
         return status;
     }
     k = loom_filter_k(loom_filter_density(&module->spec, step), count);
-    sel.capacity = loom_topk_capacity(count, k, module->spec.exact_max);
-    sel.fb = (loom_feedback_args_t){
+    capacity = loom_topk_capacity(count, k, module->spec.exact_max);
+    call = calloc(1, sizeof(*call));
+    if (call == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    call->module = module;
+    call->bytes = count * esize;
+    call->fb = (loom_feedback_args_t){
         .type = type, .count = count, .input = sbuf == MPI_IN_PLACE ? rbuf : sbuf,
         .residual = slot->residual, .momentum = slot->momentum,
         .momentum_factor = module->spec.momentum, .k = k,
         .exact_max = module->spec.exact_max,
-        .index_out = malloc(sel.capacity * sizeof(uint32_t)),
-        .value_out = malloc(sel.capacity * esize),
+        .index_out = malloc(capacity * sizeof(uint32_t)),
+        .value_out = malloc(capacity * esize),
     };
-    if (sel.fb.index_out == NULL || sel.fb.value_out == NULL) {
-        status = LOOM_ERR_NO_MEMORY;
-        goto out;
+    if (call->fb.index_out == NULL || call->fb.value_out == NULL) {
+        mca_coll_loomfilter_call_end(call, LOOM_ERR_NO_MEMORY);
+        return LOOM_ERR_NO_MEMORY;
     }
     sp = (loom_sparse_args_t){
-        .select = loomfilter_select, .ctx = &sel, .kmax = sel.capacity,
+        .select = loomfilter_select, .ctx = &call->fb, .kmax = capacity,
         .cost = loom_cost_from_config(&module->config), .path = LOOM_SPARSE_PATH_MODEL,
     };
     args = (loom_coll_args_t){
@@ -169,28 +168,42 @@ static loom_status_t loomfilter_run(const void *sbuf, void *rbuf, size_t count,
                                                           ? LOOM_DTYPE_FLOAT
                                                           : LOOM_DTYPE_DOUBLE),
                 .commutative = 1 },
-        .blocking = 1, .sparse = &sp,
+        .sparse = &sp,
     };
     status = loom_coll_plan(&loom_sparse_allreduce_collective, &args, module->team,
-                            &module->config, &sched, NULL);
+                            &module->config, &call->sched, NULL);
     if (status != LOOM_OK) {
-        goto out;
+        call->sched = NULL;
+        mca_coll_loomfilter_call_end(call, status);
+        return status;
     }
-    while ((status = loom_sched_progress(sched)) == LOOM_INPROGRESS) {
-        opal_progress();
+    *call_p = call;
+    return LOOM_OK;
+}
+
+void mca_coll_loomfilter_call_end(mca_coll_loomfilter_call_t *call, loom_status_t status)
+{
+    mca_coll_loomfilter_counters_t *n = call->module->counters;
+    loom_sparse_outcome_t out;
+
+    if (status == LOOM_OK && loom_sparse_outcome(call->sched, &out) == LOOM_OK) {
+        mca_coll_loomfilter_count(&n->calls, 1);
+        mca_coll_loomfilter_count(&n->dense_bytes,
+                                  loomfilter_dense_bytes(call->module, call->bytes));
+        mca_coll_loomfilter_count(&n->sent_bytes, out.bytes_sent);
+        mca_coll_loomfilter_count(&n->dense_switches, (unsigned)out.dense);
     }
-    if (status == LOOM_OK && loom_sparse_outcome(sched, &out) == LOOM_OK) {
-        mca_coll_loomfilter_count(&module->counters->calls, 1);
-        mca_coll_loomfilter_count(&module->counters->dense_bytes,
-                                  loomfilter_dense_bytes(module, count * esize));
-        mca_coll_loomfilter_count(&module->counters->sent_bytes, out.bytes_sent);
-        mca_coll_loomfilter_count(&module->counters->dense_switches, (unsigned)out.dense);
+    if (call->sched != NULL) {
+        loom_sched_destroy(call->sched);
     }
-    loom_sched_destroy(sched);
-out:
-    free(sel.fb.index_out);
-    free(sel.fb.value_out);
-    return status;
+    free(call->fb.index_out);
+    free(call->fb.value_out);
+    free(call);
+}
+
+static loom_filter_type_t loomfilter_type(struct ompi_datatype_t *dtype)
+{
+    return dtype == &ompi_mpi_float.dt ? LOOM_FILTER_FLOAT : LOOM_FILTER_DOUBLE;
 }
 
 int mca_coll_loomfilter_filtered_allreduce(const void *sbuf, void *rbuf, int count,
@@ -198,15 +211,23 @@ int mca_coll_loomfilter_filtered_allreduce(const void *sbuf, void *rbuf, int cou
                                            struct ompi_op_t *op,
                                            mca_coll_loomfilter_module_t *module)
 {
-    loom_filter_type_t type = dtype == &ompi_mpi_float.dt ? LOOM_FILTER_FLOAT
-                                                          : LOOM_FILTER_DOUBLE;
-    loom_status_t status = loomfilter_run(sbuf, rbuf, (size_t)count, type, module);
+    loom_filter_type_t type = loomfilter_type(dtype);
+    mca_coll_loomfilter_call_t *call;
+    loom_status_t status;
 
+    status = mca_coll_loomfilter_call_start(sbuf, rbuf, (size_t)count, type, module, &call);
     if (status == LOOM_ERR_UNSUPPORTED) {
         loomfilter_count_dense(module, (size_t)count * loom_filter_type_size(type));
         return module->previous_allreduce(sbuf, rbuf, count, dtype, op, module->comm,
                                           module->previous_allreduce_module);
     }
+    if (status != LOOM_OK) {
+        return loom_ompi_status_to_ompi(status);
+    }
+    while ((status = loom_sched_progress(call->sched)) == LOOM_INPROGRESS) {
+        opal_progress();
+    }
+    mca_coll_loomfilter_call_end(call, status);
     return loom_ompi_status_to_ompi(status);
 }
 
@@ -215,19 +236,21 @@ int mca_coll_loomfilter_filtered_iallreduce(const void *sbuf, void *rbuf, int co
                                             struct ompi_op_t *op, ompi_request_t **request,
                                             mca_coll_loomfilter_module_t *module)
 {
-    loom_filter_type_t type = dtype == &ompi_mpi_float.dt ? LOOM_FILTER_FLOAT
-                                                          : LOOM_FILTER_DOUBLE;
-    loom_status_t status = loomfilter_run(sbuf, rbuf, (size_t)count, type, module);
+    loom_filter_type_t type = loomfilter_type(dtype);
+    mca_coll_loomfilter_call_t *call;
+    loom_status_t status;
 
+    mca_coll_loomfilter_request_room(module);
+    status = mca_coll_loomfilter_call_start(sbuf, rbuf, (size_t)count, type, module, &call);
     if (status == LOOM_ERR_UNSUPPORTED) {
         loomfilter_count_dense(module, (size_t)count * loom_filter_type_size(type));
         return module->previous_iallreduce(sbuf, rbuf, count, dtype, op, module->comm,
                                            request, module->previous_iallreduce_module);
     }
-    if (status == LOOM_OK) {
-        *request = &ompi_request_empty;
+    if (status != LOOM_OK) {
+        return loom_ompi_status_to_ompi(status);
     }
-    return loom_ompi_status_to_ompi(status);
+    return mca_coll_loomfilter_request_start(call, request);
 }
 
 void mca_coll_loomfilter_residuals_release(uint64_t comm)
