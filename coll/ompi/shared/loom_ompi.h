@@ -18,9 +18,10 @@
  *     so that the messages of two components on one communicator never
  *     match each other's.
  *
- * Every function here is exported (the components call them); the rest of
- * the library is hidden but for the engine functions the components call
- * (Makefile.am generates the list from the components' objects).
+ * The library exports exactly the symbols the components' objects leave
+ * undefined, these and the engine's they call (Makefile.am generates the
+ * list from the objects at build time): a function here that no component
+ * calls yet (loom_ompi_proc_ucx) stays hidden until one does.
  */
 #ifndef LOOM_OMPI_H
 #define LOOM_OMPI_H
