@@ -29,7 +29,12 @@
  *  1. A history longer than max_calls without a period (no two steps
  *     alike, or steps of more than max_calls / 2 calls) never locks: the
  *     tracker drops the history and starts again, and the calls stay
- *     dense.  Counted as a reset.
+ *     dense.  Counted as a reset.  Filtered calls of other counts before
+ *     the training loop on the same communicator (a first pass, an
+ *     evaluation) make such a history: learning starts at the first
+ *     call, and the history is periodic only from the loop on.  Give
+ *     filtering a communicator of its own for the gradients (as
+ *     examples/train_mlp does), or mark steps (loom_filter_steps_mark).
  *  2. A sequence that opens with a run that repeats (A A A B, or
  *     A B A B C) locks early on the run (A, or A B), and the calls after
  *     the lock, up to the first different count, are filtered in the
