@@ -12,11 +12,11 @@
  *
  * The files, by concept: coll_loomfilter_component.c (the structure Open
  * MPI loads, open, close, comm_query), coll_loomfilter_optin.c (whether a
- * communicator opted in, and the warnings), coll_loomfilter_spec.c (the
- * spec's text, until the engine's parser is in), coll_loomfilter_params.c
+ * communicator opted in, and the warnings), coll_loomfilter_params.c
  * (MCA parameters and MPI_T variables), coll_loomfilter_module.c (enable,
  * and which calls are filtered), coll_loomfilter_filtered.c (the filtered
- * allreduce itself, the one place filtering happens).
+ * allreduce itself, the one place filtering happens),
+ * coll_loomfilter_request.c (the requests of nonblocking filtered calls).
  */
 #ifndef MCA_COLL_LOOMFILTER_H
 #define MCA_COLL_LOOMFILTER_H
