@@ -160,6 +160,12 @@ struct loom_verify_coll {
      * a wrong sum is then explained by the rank whose contribution is
      * missing or doubled. */
     int         folds_elementwise;
+    /* Bytes in which steps may touch memory, a divisor of
+     * LOOM_VERIFY_ELEM_SIZE (0: whole elements).  A collective whose
+     * plans cut finer (the sparse allreduce treats an element as two
+     * doubles and sends 12-byte pairs) tracks memory in finer grains;
+     * a step must then touch whole grains. */
+    size_t      grain;
 };
 
 extern const loom_verify_coll_t loom_verify_allreduce;
