@@ -270,6 +270,12 @@ void loom_sched_compute_access(loom_sched_t *sched, const loom_compute_access_t 
         sched->build_status = LOOM_ERR_INVALID_PARAM;
         return;
     }
+    if (access->writes && access->len_at != NULL) {
+        loom_error("coll", "seq %u: compute step %d declares a write of run-time length; "
+                   "only reads take one", sched->seq, access->step);
+        sched->build_status = LOOM_ERR_INVALID_PARAM;
+        return;
+    }
     if (sched->naccess == sched->access_capacity) {
         capacity = sched->access_capacity ? 2 * sched->access_capacity : 8;
         table = realloc(sched->access, sizeof(*table) * (size_t)capacity);

@@ -78,8 +78,8 @@ typedef struct loom_compute_access {
     int                 writes;        /* 1: it writes the bytes, 0: it reads them */
     const void          *at;
     size_t              bytes;         /* with len_at: the bound */
-    const size_t        *len_at;       /* NULL, or where the length is read when the
-                                        * step starts (at most bytes) */
+    const size_t        *len_at;       /* reads only: NULL, or where the length is
+                                        * read when the step starts (at most bytes) */
 } loom_compute_access_t;
 
 typedef struct loom_step {
@@ -258,7 +258,7 @@ int loom_sched_compute(loom_sched_t *sched, loom_compute_fn_t fn, void *arg, siz
  * as written in full (a selection of k pairs into room for kmax may declare
  * the room).  A read of run-time length (the part of a block a received
  * length says holds data) reads *len_at when the step starts; bytes is then
- * its bound.  step is the index loom_sched_compute returned (-1, a step
+ * its bound (a write takes none).  step is the index loom_sched_compute returned (-1, a step
  * that failed to add, is ignored: the build status says why); another
  * step's index fails the build (LOOM_ERR_INVALID_PARAM).  Declaring costs a
  * table entry at build time and nothing when the schedule runs.
