@@ -510,7 +510,11 @@ static int vf_check_step(vf_t *vf, int r, int s)
     return 0;
 }
 
-int vf_check_accesses(vf_t *vf, int r)
+/* The memory rank r's compute steps declared (sched.h), before any step
+ * runs: each names a compute step, lies in the rank's own memory in whole
+ * grains, and writes nothing of the input; a write takes no run-time
+ * length. */
+static int vf_check_accesses(vf_t *vf, int r)
 {
     const loom_sched_t *sched = vf->ranks[r].sched;
     const loom_compute_access_t *x;

@@ -145,12 +145,6 @@ const char *vf_describe(const vf_t *vf, int rank, int step, char *buf, size_t le
 /* Which region of rank holds [ptr, ptr+bytes): its id, or -1. */
 int vf_locate(const vf_rank_t *rk, const void *ptr, size_t bytes);
 
-/* Checks the memory compute steps declared (sched.h, loom_compute_access_t)
- * before any step runs: a compute step's, inside the rank's own memory,
- * whole grains, writes not to the input.  0 or -1 (the failure is in the
- * report). */
-int vf_check_accesses(vf_t *vf, int rank);
-
 /* Runs the steps of every rank to the end, or to the first failure
  * (0 or -1; a failure is in the report). */
 int vf_simulate(vf_t *vf);
