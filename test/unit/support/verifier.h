@@ -14,7 +14,9 @@
  * touches memory an in-flight message still owns or reads memory nothing
  * has written, that nothing deadlocks or stays unmatched; at the end, that
  * every rank holds exactly the combination of every rank's input, bitwise
- * identical everywhere.
+ * identical everywhere.  A compute step is checked as far as its plan
+ * declared what it reads and writes (sched.h, loom_sched_compute_reads
+ * and _writes); what it touches undeclared is opaque (verifier_sim.c).
  *
  * Inputs are fingerprints of (rank, element), so a missing, duplicated or
  * (with the non-commutative op) misordered contribution changes the result.
