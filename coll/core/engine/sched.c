@@ -37,6 +37,7 @@ loom_status_t loom_sched_create(loom_team_t *team, const loom_coll_args_t *args,
     sched->build_arm     = 0;
     sched->taken_arm     = 0;
     sched->arm_status    = LOOM_OK;
+    sched->naccess       = 0;
     sched->team   = team;
     sched->args   = *args;
     sched->alg_id = alg_id;
@@ -87,6 +88,7 @@ void loom_sched_free_spares(loom_team_t *team)
     for (sched = team->spare_scheds; sched != NULL; sched = next) {
         next = sched->next_spare;
         free(sched->ints);
+        free(sched->access);
         free(sched->exec);
         free(sched->steps);
         free(sched);
@@ -251,6 +253,40 @@ int loom_sched_compute(loom_sched_t *sched, loom_compute_fn_t fn, void *arg, siz
         sched->steps[index].desc.fn = fn;
     }
     return index;
+}
+
+void loom_sched_compute_access(loom_sched_t *sched, const loom_compute_access_t *access)
+{
+    loom_compute_access_t *table;
+    int capacity;
+
+    if (sched->build_status != LOOM_OK || access->step < 0 || access->bytes == 0) {
+        return;
+    }
+    if (access->step >= sched->nsteps ||
+        sched->steps[access->step].desc.type != LOOM_STEP_COMPUTE) {
+        loom_error("coll", "seq %u: step %d declares what it %s, but is not a compute step",
+                   sched->seq, access->step, access->writes ? "writes" : "reads");
+        sched->build_status = LOOM_ERR_INVALID_PARAM;
+        return;
+    }
+    if (access->writes && access->len_at != NULL) {
+        loom_error("coll", "seq %u: compute step %d declares a write of run-time length; "
+                   "only reads take one", sched->seq, access->step);
+        sched->build_status = LOOM_ERR_INVALID_PARAM;
+        return;
+    }
+    if (sched->naccess == sched->access_capacity) {
+        capacity = sched->access_capacity ? 2 * sched->access_capacity : 8;
+        table = realloc(sched->access, sizeof(*table) * (size_t)capacity);
+        if (table == NULL) {
+            sched->build_status = LOOM_ERR_NO_MEMORY;
+            return;
+        }
+        sched->access = table;
+        sched->access_capacity = capacity;
+    }
+    sched->access[sched->naccess++] = *access;
 }
 
 /* A step of run-time length: the plain step with its bound, then where its

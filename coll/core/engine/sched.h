@@ -18,6 +18,9 @@
  *     arm are done at once without running, so their dependents proceed.
  *     Every rank must take the same arm (they decide from the same data),
  *     and a plan makes each arm's first steps depend on the deciding step.
+ * A plan may declare the memory a compute step reads and writes
+ * (loom_sched_compute_reads/_writes), so that the verifier checks it as it
+ * checks a copy's; the executor ignores the declarations.
  *
  * The executor is nonblocking and may be entered from a progress callback
  * while an outer call of it is running (Open MPI calls progress from inside
@@ -67,6 +70,18 @@ typedef enum loom_step_state {
     LOOM_STEP_DONE
 } loom_step_state_t;
 
+/* What a compute step declares it reads or writes (loom_sched_compute_reads,
+ * loom_sched_compute_writes): kept beside the steps for the verifier; the
+ * executor never reads it. */
+typedef struct loom_compute_access {
+    int                 step;          /* the compute step's index */
+    int                 writes;        /* 1: it writes the bytes, 0: it reads them */
+    const void          *at;
+    size_t              bytes;         /* with len_at: the bound */
+    const size_t        *len_at;       /* reads only: NULL, or where the length is
+                                        * read when the step starts (at most bytes) */
+} loom_compute_access_t;
+
 typedef struct loom_step {
     loom_step_desc_t    desc;
     loom_step_state_t   state;
@@ -109,6 +124,12 @@ struct loom_sched {
     int                 build_arm;     /* the arm steps appended now carry (0: every path) */
     int                 taken_arm;     /* the arm a compute step took (0: none yet) */
     loom_status_t       arm_status;    /* a second, different arm taken: the error */
+    /* What compute steps declared they read and write, in the order
+     * declared; kept for reuse like the steps.  Plans without compute
+     * steps leave it empty. */
+    loom_compute_access_t *access;
+    int                 naccess;
+    int                 access_capacity;
 };
 
 /* An empty schedule for one collective on team; takes the team's next
@@ -221,6 +242,54 @@ static inline int loom_sched_copy(loom_sched_t *sched, const void *src, void *ds
  */
 int loom_sched_compute(loom_sched_t *sched, loom_compute_fn_t fn, void *arg, size_t bytes,
                        loom_deps_t deps);
+
+/*
+ * What a compute step reads and writes, declared after adding it: a plan
+ * tells, for the verifier, which of its memory a step's function works on
+ * (the executor, UCX's and the loopback's, never looks).  The verifier
+ * (test/unit/support/verifier_sim.c) then treats the step as it treats a
+ * copy: what it reads and writes must not be owned by a message in flight
+ * (a hazard), what it reads must have been written, and what it writes
+ * counts as written once it returned.  Memory a compute step touches
+ * without declaring it stays opaque there: unchecked, and still unwritten
+ * for later steps.
+ *
+ * Declare whole regions the function may touch: a write declared is taken
+ * as written in full (a selection of k pairs into room for kmax may declare
+ * the room).  A read of run-time length (the part of a block a received
+ * length says holds data) reads *len_at when the step starts; bytes is then
+ * its bound (a write takes none).  step is the index loom_sched_compute returned (-1, a step
+ * that failed to add, is ignored: the build status says why); another
+ * step's index fails the build (LOOM_ERR_INVALID_PARAM).  Declaring costs a
+ * table entry at build time and nothing when the schedule runs.
+ */
+void loom_sched_compute_access(loom_sched_t *sched, const loom_compute_access_t *access);
+
+static inline void loom_sched_compute_reads(loom_sched_t *sched, int step, const void *at,
+                                            size_t bytes)
+{
+    loom_compute_access_t a = { .step = step, .writes = 0, .at = at, .bytes = bytes };
+
+    loom_sched_compute_access(sched, &a);
+}
+
+static inline void loom_sched_compute_reads_len(loom_sched_t *sched, int step,
+                                                const void *at, size_t bound,
+                                                const size_t *len_at)
+{
+    loom_compute_access_t a = { .step = step, .writes = 0, .at = at, .bytes = bound,
+                                .len_at = len_at };
+
+    loom_sched_compute_access(sched, &a);
+}
+
+static inline void loom_sched_compute_writes(loom_sched_t *sched, int step, void *at,
+                                             size_t bytes)
+{
+    loom_compute_access_t a = { .step = step, .writes = 1, .at = at, .bytes = bytes };
+
+    loom_sched_compute_access(sched, &a);
+}
 
 /* A send, receive or copy whose length is read from *len_at when the step
  * starts; bound is the most it may be (the buffer's room).  Bound 0 is an

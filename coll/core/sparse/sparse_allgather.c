@@ -207,6 +207,35 @@ static loom_status_t loom_sparse_densify_step(loom_sched_t *sched, void *arg)
     return status;
 }
 
+/* What each compute step reads and writes (sched.h), for the verifier:
+ * select the input and its own block and k, decide the sizes and the
+ * lengths and k it sets, merge and densify the blocks (as long as decide
+ * found them) and the receive buffer they fill. */
+static void loom_sparse_declare(loom_sched_t *sched, const loom_coll_args_t *args,
+                                const loom_sparse_ctx_t *c, int sel, int decide, int merge,
+                                int densify)
+{
+    size_t n = args->count * args->elem_size, per_rank = sizeof(size_t) * (size_t)c->p;
+    char *own = c->blocks + (size_t)c->me * c->bound;
+    int j;
+
+    loom_sched_compute_reads(sched, sel, args->in_place ? args->recvbuf : args->sendbuf, n);
+    loom_sched_compute_writes(sched, sel, own, c->bound);
+    loom_sched_compute_writes(sched, sel, c->sizes, sizeof(uint64_t));
+    loom_sched_compute_reads(sched, decide, c->sizes, sizeof(uint64_t) * (size_t)c->p);
+    loom_sched_compute_writes(sched, decide, c->len, per_rank);
+    loom_sched_compute_writes(sched, decide, c->k, per_rank);
+    loom_sched_compute_reads(sched, merge, c->k, per_rank);
+    for (j = 0; j < c->p; ++j) {
+        loom_sched_compute_reads_len(sched, merge, c->blocks + (size_t)c->ranks[j] * c->bound,
+                                     c->bound, &c->len[j]);
+    }
+    loom_sched_compute_writes(sched, merge, c->recvbuf, n);
+    loom_sched_compute_reads(sched, densify, c->k, per_rank);
+    loom_sched_compute_reads_len(sched, densify, own, c->bound, &c->len[c->mepos]);
+    loom_sched_compute_writes(sched, densify, c->recvbuf, n);
+}
+
 /* The sizes gather's run: m sizes of 8 bytes. */
 static size_t loom_sparse_sizes_run(const loom_bruck_phase_t *ph, int i, int m)
 {
@@ -412,7 +441,7 @@ loom_status_t loom_sparse_allgather_plan(const loom_coll_args_t *args, loom_team
         loom_phase_ag_ring(&ring);
     }
     loom_sched_build_arm(sched, 0);
-    (void)merge;
+    loom_sparse_declare(sched, args, c, sel, decide, merge, densify);
     if (c->sp.modeled) {
         /* What the compute steps would have found, for the simulator. */
         for (i = 0; i < p; ++i) {

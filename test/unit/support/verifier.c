@@ -356,10 +356,10 @@ static int vf_layout(vf_t *vf)
             size_t usable = rk->sched->scratch_bytes;
 
             rg[VF_REGION_SCRATCH] = (vf_region_t){
-                "scratch", rk->sched->scratch, usable - usable % vf->esize, 1, NULL };
+                "scratch", rk->sched->scratch, usable - usable % vf->grain, 1, NULL };
         }
         for (i = 0; i < VF_REGION_COUNT; ++i) {
-            size_t n = rg[i].bytes / vf->esize, e;
+            size_t n = rg[i].bytes / vf->grain, per = vf->esize / vf->grain, e, g;
 
             if (rg[i].start == NULL) {
                 continue;
@@ -371,9 +371,11 @@ static int vf_layout(vf_t *vf)
             /* Data to start from: the input, wherever it is.  The rest
              * of the receive buffer and the scratch hold garbage until a
              * step writes them. */
-            for (e = 0; i != VF_REGION_SCRATCH && e < n; ++e) {
+            for (e = 0; i != VF_REGION_SCRATCH && e < n / per; ++e) {
                 if (vf->coll->initial(pa, r, i == VF_REGION_SEND, e, NULL)) {
-                    rg[i].shadow[e] = VF_SHADOW_INIT;
+                    for (g = 0; g < per; ++g) {
+                        rg[i].shadow[e * per + g] = VF_SHADOW_INIT;
+                    }
                 }
             }
         }
@@ -425,11 +427,11 @@ static int vf_check_operand(vf_t *vf, int r, int s, const void *ptr, size_t byte
                        rg->name);
     }
     off = (size_t)((const unsigned char *)ptr - rg->start);
-    if (off % vf->esize != 0 || bytes % vf->esize != 0) {
+    if (off % vf->grain != 0 || bytes % vf->grain != 0) {
         return vf_fail(vf, LOOM_VERIFY_BAD_STEP,
-                       "rank %d %s: %s [%zu, %zu) of %s is not whole %zu-byte elements",
+                       "rank %d %s: %s [%zu, %zu) of %s is not whole %zu-byte %s",
                        r, vf_describe(vf, r, s, a, sizeof(a)), role, off, off + bytes,
-                       rg->name, vf->esize);
+                       rg->name, vf->grain, vf->grain == vf->esize ? "elements" : "grains");
     }
     return 0;
 }
@@ -497,12 +499,45 @@ static int vf_check_step(vf_t *vf, int r, int s)
         }
         return 0;
     case LOOM_STEP_COMPUTE:
-        /* What it reads and writes is its own business (verifier_sim.c). */
+        /* What it reads and writes: what it declared (vf_check_accesses),
+         * the rest its own business (verifier_sim.c). */
         if (d->fn == NULL) {
             return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: no function", r,
                            vf_describe(vf, r, s, a, sizeof(a)));
         }
         return 0;
+    }
+    return 0;
+}
+
+/* The memory rank r's compute steps declared (sched.h), before any step
+ * runs: each names a compute step, lies in the rank's own memory in whole
+ * grains, and writes nothing of the input; a write takes no run-time
+ * length. */
+static int vf_check_accesses(vf_t *vf, int r)
+{
+    const loom_sched_t *sched = vf->ranks[r].sched;
+    const loom_compute_access_t *x;
+    char a[160];
+    int i;
+
+    for (i = 0; i < sched->naccess; ++i) {
+        x = &sched->access[i];
+        if (x->step < 0 || x->step >= sched->nsteps ||
+            sched->steps[x->step].desc.type != LOOM_STEP_COMPUTE) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d: declaration %d names step "
+                           "%d, not a compute step of the %d", r, i, x->step,
+                           sched->nsteps);
+        }
+        if (x->writes && x->len_at != NULL) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: a declared write of "
+                           "run-time length (only reads take one)", r,
+                           vf_describe(vf, r, x->step, a, sizeof(a)));
+        }
+        if (vf_check_operand(vf, r, x->step, x->at, x->bytes, x->writes,
+                             x->writes ? "declared write" : "declared read") != 0) {
+            return -1;
+        }
     }
     return 0;
 }
@@ -516,6 +551,9 @@ static int vf_check_steps(vf_t *vf)
             if (vf_check_step(vf, r, s) != 0) {
                 return -1;
             }
+        }
+        if (vf_check_accesses(vf, r) != 0) {
+            return -1;
         }
     }
     return 0;
@@ -671,6 +709,7 @@ loom_status_t loom_verify_run(const loom_verify_params_t *params,
 {
     vf_t vf = { .params = params, .report = report_p, .p = params->nranks,
                 .esize = LOOM_VERIFY_ELEM_SIZE,
+                .grain = LOOM_VERIFY_ELEM_SIZE,
                 .coll = params->coll ? params->coll : &loom_verify_allreduce };
     loom_status_t status = LOOM_OK;
 
@@ -678,8 +717,12 @@ loom_status_t loom_verify_run(const loom_verify_params_t *params,
     if (params->plan == NULL || params->nranks < 1 ||
         params->nranks > LOOM_TAG_MAX_RANKS || params->ranks_per_node < 0 ||
         (params->op != LOOM_VERIFY_OP_SUM && params->op != LOOM_VERIFY_OP_MATRIX) ||
-        (vf.coll->rooted && (params->root < 0 || params->root >= params->nranks))) {
+        (vf.coll->rooted && (params->root < 0 || params->root >= params->nranks)) ||
+        (vf.coll->grain != 0 && LOOM_VERIFY_ELEM_SIZE % vf.coll->grain != 0)) {
         return LOOM_ERR_INVALID_PARAM;
+    }
+    if (vf.coll->grain != 0) {
+        vf.grain = vf.coll->grain;
     }
     vf.ranks = calloc((size_t)vf.p, sizeof(*vf.ranks));
     if (vf.ranks == NULL || vf_setup(&vf) != 0) {

@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Per element of a rank's memory: whether an in-flight receive writes it,
+/* Per grain of a rank's memory (LOOM_VERIFY_ELEM_SIZE bytes, or the
+ * collective's grain): whether an in-flight receive writes it,
  * whether it holds data (the input, or anything a step wrote), and how
  * many in-flight sends read it. */
 #define VF_SHADOW_WRITER  0x8000u
@@ -98,7 +99,9 @@ typedef struct vf {
     const loom_verify_coll_t *coll;     /* params->coll, or allreduce */
     loom_verify_report_t    *report;
     int                     p;
-    size_t                  esize;
+    size_t                  esize;      /* bytes of an element of the buffers */
+    size_t                  grain;      /* bytes of a shadow entry: the unit steps
+                                         * touch memory in (divides esize) */
     vf_rank_t               *ranks;
     int                     *rank_order;  /* the teams' order; NULL: rank order */
     int64_t                 nsteps;

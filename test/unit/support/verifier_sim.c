@@ -20,13 +20,17 @@
  *
  * Steps the data decides (sched.h) run as the executor runs them:
  *   - a compute step calls its function on the rank's memory when it
- *     starts.  What the function reads and writes is opaque here: it is
- *     checked against nothing and marks nothing written, so data it
- *     writes into the rank's buffers still counts as unwritten for later
- *     steps (plans keep what a compute writes, lengths, counts, selected
- *     entries, where only compute steps read it, or have a copy or a
- *     message write it first).  An error it returns, or a second arm it
- *     takes, is BAD_STEP.
+ *     starts.  The memory its plan declared it reads and writes
+ *     (loom_sched_compute_reads/_writes) is checked as a copy's operands
+ *     are, before the function runs: a declared read or write of memory
+ *     an in-flight message owns is a hazard, a declared read of memory
+ *     nothing wrote is uninitialized (a read of run-time length checks
+ *     the length *len_at holds when the step starts); once the function
+ *     returned, what it declared it writes counts as written, in full.
+ *     What it touches without declaring stays opaque: checked against
+ *     nothing, and still unwritten for later steps.  An error it
+ *     returns, or a second arm it takes, is BAD_STEP; a compute step of
+ *     an arm not taken neither runs nor writes.
  *   - a step of run-time length reads *len_at when it starts: over its
  *     bound, or not whole elements, is BAD_STEP; 0 is done at once with no
  *     message; otherwise it runs with that length, and a send and the
@@ -265,7 +269,7 @@ static int vf_post(vf_t *vf, int rank, int step)
 static int vf_find_owner(const vf_t *vf, int rank, int reg, size_t elem, int want_recv)
 {
     const vf_rank_t *rk = &vf->ranks[rank];
-    const unsigned char *at = rk->regions[reg].start + elem * vf->esize;
+    const unsigned char *at = rk->regions[reg].start + elem * vf->grain;
     const loom_step_desc_t *d;
     const unsigned char *lo;
     int s;
@@ -296,8 +300,8 @@ static int vf_check(vf_t *vf, int rank, int step, const void *ptr, size_t bytes,
     const vf_rank_t *rk = &vf->ranks[rank];
     int reg = vf_locate(rk, ptr, bytes);
     const vf_region_t *region = &rk->regions[reg];
-    size_t e0 = (size_t)((const unsigned char *)ptr - region->start) / vf->esize;
-    size_t n = bytes / vf->esize, i;
+    size_t e0 = (size_t)((const unsigned char *)ptr - region->start) / vf->grain;
+    size_t n = bytes / vf->grain, i;
     uint16_t busy = (how & VF_WRITES) ? (VF_SHADOW_WRITER | VF_SHADOW_READERS)
                                       : VF_SHADOW_WRITER;
     const char *verb = how == VF_READS ? "reads" : how == VF_WRITES ? "writes" : "updates";
@@ -341,8 +345,8 @@ static int vf_mark(vf_t *vf, int rank, int step, const void *ptr, size_t bytes, 
 {
     vf_rank_t *rk = &vf->ranks[rank];
     vf_region_t *region = &rk->regions[vf_locate(rk, ptr, bytes)];
-    size_t e0 = (size_t)((const unsigned char *)ptr - region->start) / vf->esize;
-    size_t n = bytes / vf->esize, i;
+    size_t e0 = (size_t)((const unsigned char *)ptr - region->start) / vf->grain;
+    size_t n = bytes / vf->grain, i;
     char a[160];
 
     for (i = 0; i < n; ++i) {
@@ -407,7 +411,7 @@ static int vf_start_runtime(vf_t *vf, int rank, int step, size_t *bytes_p, int *
     }
     if (d->len_at != NULL) {
         st->len = *d->len_at;
-        if (st->len > d->bytes || st->len % vf->esize != 0) {
+        if (st->len > d->bytes || st->len % vf->grain != 0) {
             return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: run-time length %zu is %s",
                            rank, vf_describe(vf, rank, step, a, sizeof(a)), st->len,
                            st->len > d->bytes ? "over its bound" : "not whole elements");
@@ -418,14 +422,57 @@ static int vf_start_runtime(vf_t *vf, int rank, int step, size_t *bytes_p, int *
     return 0;
 }
 
-/* A compute step: its function on the rank's memory (opaque to the
- * shadow); its error, or a second arm it took, fails. */
+/* What compute step (rank, step) declared (sched.h): before its function
+ * runs (written 0), checked as a copy's operands are; after it returned
+ * (written 1), what it writes marked written.  A declaration list is a
+ * few entries per compute step, so a scan of the rank's is cheap. */
+static int vf_compute_accesses(vf_t *vf, int rank, int step, int written)
+{
+    const loom_sched_t *sched = vf->ranks[rank].sched;
+    const loom_compute_access_t *x;
+    size_t bytes;
+    char a[160];
+    int i;
+
+    for (i = 0; i < sched->naccess; ++i) {
+        x = &sched->access[i];
+        if (x->step != step || (written && !x->writes)) {
+            continue;
+        }
+        bytes = x->len_at != NULL ? *x->len_at : x->bytes;
+        if (bytes > x->bytes || bytes % vf->grain != 0) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: run-time length %zu of "
+                           "a declared read is %s", rank,
+                           vf_describe(vf, rank, step, a, sizeof(a)), bytes,
+                           bytes > x->bytes ? "over its bound" : "not whole grains");
+        }
+        if (bytes == 0) {
+            continue;
+        }
+        if (written) {
+            vf_mark(vf, rank, step, x->at, bytes, 0, VF_SHADOW_INIT);
+        } else if (vf_check(vf, rank, step, x->at, bytes,
+                            x->writes ? VF_WRITES : VF_READS) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A compute step: its function on the rank's memory, checked and marked
+ * as far as it declared what it touches; its error, or a second arm it
+ * took, fails. */
 static int vf_compute(vf_t *vf, int rank, int step)
 {
     loom_sched_t *sched = vf->ranks[rank].sched;
     const loom_step_desc_t *d = vf_desc(vf, rank, step);
-    loom_status_t status = d->fn(sched, d->dst);
+    loom_status_t status;
     char a[160];
+
+    if (vf_compute_accesses(vf, rank, step, 0) != 0) {
+        return -1;
+    }
+    status = d->fn(sched, d->dst);
 
     if (status != LOOM_OK) {
         return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s failed: %s", rank,
@@ -435,6 +482,9 @@ static int vf_compute(vf_t *vf, int rank, int step)
         return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s took a second arm, or one out "
                        "of range (arm %d was taken)", rank,
                        vf_describe(vf, rank, step, a, sizeof(a)), loom_sched_taken_arm(sched));
+    }
+    if (vf_compute_accesses(vf, rank, step, 1) != 0) {
+        return -1;
     }
     return vf_finish(vf, rank, step);
 }
@@ -478,7 +528,8 @@ static int vf_start(vf_t *vf, int rank, int step)
             }
             /* As the executor does: the op the schedule carries. */
             op = &vf->ranks[rank].sched->args.op;
-            op->fn(d->src, d->dst, d->bytes / vf->esize, op->ctx);
+            op->fn(d->src, d->dst, d->bytes / vf->ranks[rank].sched->args.elem_size,
+                   op->ctx);
         }
         return vf_finish(vf, rank, step);
     case LOOM_STEP_COPY:
