@@ -43,6 +43,9 @@ typedef struct loom_sim_build_params {
     int                     in_place;
     int                     fold;       /* run one rack for all when the run
                                          * is symmetric (fold.h) */
+    /* The sparse allreduce's (sparse.h), with modeled set: every rank's
+     * plan takes its selection from it; NULL for every other collective. */
+    const struct loom_sparse_args *sparse;
 } loom_sim_build_params_t;
 
 /* A team of the layout's ranks (rank 0's view) with its nodes and racks,
@@ -59,6 +62,10 @@ loom_status_t loom_sim_prog_create(const loom_sim_layout_t *layout, loom_sim_pro
  * (LOOM_ERR_UNSUPPORTED for a size or layout it does not handle) returns
  * its status and leaves prog empty. */
 loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_params_t *params);
+
+/* The arm (sched.h) the plans took, as rank 0's plan took it before it
+ * returned: 0 when none did (a plan without arms). */
+int loom_sim_prog_arm(const loom_sim_prog_t *prog);
 
 /* loom_sim_prog_create, then loom_sim_prog_plan; nothing is handed out
  * when planning fails. */

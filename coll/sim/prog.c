@@ -299,6 +299,9 @@ static loom_status_t loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_
             }
         }
     }
+    if (r == 0) {
+        prog->arm = loom_sched_taken_arm(sched);
+    }
     prog->count[r] = (int32_t)n;
     prog->levels = n > prog->levels ? n : prog->levels;
     prog->real_steps += n;
@@ -377,6 +380,7 @@ static void loom_sim_prog_reset(loom_sim_prog_t *prog)
 
     prog->levels = prog->nsteps = prog->real_steps = prog->nedges = 0;
     prog->as_built = 0;
+    prog->arm = 0;
     prog->nsettle = 0;
     if (prog->nmeets > 0) {
         for (i = 0; i < prog->cap_meets; ++i) {
@@ -490,6 +494,7 @@ loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_par
         .count = pa->bytes / (pa->total ? (size_t)lay->p : 1) / esize, .elem_size = esize,
         .op = { .fn = loom_sim_no_reduce, .ctx = NULL, .commutative = 1 },
         .in_place = pa->in_place, .seg_bytes = pa->seg_bytes, .depth = pa->depth,
+        .sparse = pa->sparse,
     };
     args.recvbuf = (void *)(uintptr_t)(0x1000 + ((pa->bytes + 4095) & ~(size_t)4095) + 4096);
     /* Under a rank order a rotated rank's schedule is not its
@@ -521,6 +526,11 @@ out:
         loom_sim_prog_reset(prog);
     }
     return status;
+}
+
+int loom_sim_prog_arm(const loom_sim_prog_t *prog)
+{
+    return prog->arm;
 }
 
 loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *params,

@@ -79,6 +79,7 @@ struct loom_sim_prog {
     long            real_steps;     /* not counting holes */
     int             as_built;       /* no run since the build: every pending
                                      * is ndeps, no step is posted */
+    int             arm;            /* the arm rank 0's plan took (exec.h) */
     loom_sim_step_t *steps;
     long            cap_levels;
     int32_t         *dependents;    /* global step indices, of steps with more
