@@ -295,6 +295,25 @@ static uint64_t loom_sparse_rounds(int p)
     return (uint64_t)loom_halving_rounds(p) + 3 * (uint64_t)(p - 1);
 }
 
+static void loom_sparse_reverse(int *a, int n)
+{
+    int i, t;
+
+    for (i = 0; i < n / 2; ++i) {
+        t = a[i];
+        a[i] = a[n - 1 - i];
+        a[n - 1 - i] = t;
+    }
+}
+
+/* a[0..n) rotated left by k: a[k], ..., a[n-1], a[0], ..., a[k-1]. */
+static void loom_sparse_rotate(int *a, int n, int k)
+{
+    loom_sparse_reverse(a, k);
+    loom_sparse_reverse(a + k, n - k);
+    loom_sparse_reverse(a, n);
+}
+
 /* Checks what the plan cannot run with; every rank decides alike. */
 static loom_status_t loom_sparse_check(const loom_coll_args_t *args, const loom_team_t *team)
 {
@@ -409,6 +428,10 @@ loom_status_t loom_sparse_allgather_plan(const loom_coll_args_t *args, loom_team
         ring.last[i] = decide;
     }
     loom_phase_ag_ring(&ring);
+    /* Joined from this rank's own position on, so that every rank's
+     * schedule is its neighbour's rotated (the simulator folds such
+     * runs: coll/sim/fold.h). */
+    loom_sparse_rotate(ring.last, p, c->mepos);
     merge = loom_sched_join_steps(sched, ring.last, p);
     merge = loom_sched_compute(sched, loom_sparse_merge_step, c, args->count * args->elem_size,
                                LOOM_DEPS(merge >= 0 ? merge : decide));
