@@ -8,7 +8,12 @@
  *
  * The pieces: mlp/options.c (command line), mlp/data.c (IDX files),
  * mlp/model.c (the network), mlp/train.c (the loop and its allreduces),
- * mlp/loom_counter.c (Loom's MPI_T counter).
+ * mlp/loom_counter.c (Loom's MPI_T counters).
+ *
+ * --filter SPEC asks for gradient filtering the way any program can: the
+ * gradient communicator is made with the info key loom_filter=SPEC, which
+ * mca_coll_loomfilter reads; nothing else changes.  An unmodified program
+ * gets the same with mpirun --mca coll_loomfilter_filter SPEC.
  */
 #include <errno.h>
 #include <mpi.h>
@@ -87,6 +92,23 @@ static mlp_status_t build_model(job_t *job, mlp_error_t *err)
     return MLP_OK;
 }
 
+/* The communicator the gradients are reduced on, as in real frameworks:
+ * MPI_COMM_WORLD's duplicate, asking for filtering when --filter is
+ * given.  MPI_COMM_WORLD's error handler aborts on failure. */
+static void make_grad_comm(job_t *job)
+{
+    MPI_Info info;
+
+    if (job->opts.filter == NULL) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &job->grad_comm);
+        return;
+    }
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "loom_filter", job->opts.filter);
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &job->grad_comm);
+    MPI_Info_free(&info);
+}
+
 static void print_header(const job_t *job)
 {
     const mlp_model_t *m = job->model;
@@ -104,13 +126,48 @@ static void print_header(const job_t *job)
            "accum %d, overlap %s\n", job->opts.batch, job->opts.batch / job->size,
            (job->opts.batch + job->size - 1) / job->size, job->opts.lr, job->opts.momentum,
            (unsigned long long)job->opts.seed, job->opts.accum, job->opts.overlap ? "on" : "off");
+    if (job->opts.filter != NULL) {
+        printf("train_mlp: gradient communicator with info loom_filter=%s%s\n", job->opts.filter,
+               mlp_filter_momentum(job->opts.filter) > 0
+                   ? " (momentum in the filter: the optimizer's is off)"
+                   : "");
+    }
     fflush(stdout);
+}
+
+/* " filter_calls=N filter_sent_bytes=N ..." for the filter's variables
+ * that are there (none: ""), with the bytes per optimizer step of this
+ * run (the counters start with the process, after any resume). */
+static void filter_summary(const mlp_loom_counter_t *lc, long steps, char *buf, size_t len)
+{
+    static const struct { mlp_counter_id_t id; const char *field; } vars[] = {
+        { MLP_COUNTER_FILTER_CALLS, "filter_calls" },
+        { MLP_COUNTER_FILTER_SENT_BYTES, "filter_sent_bytes" },
+        { MLP_COUNTER_FILTER_DENSE_BYTES, "filter_dense_bytes" },
+        { MLP_COUNTER_FILTER_DENSE_SWITCHES, "filter_dense_switches" },
+        { MLP_COUNTER_FILTER_RESIDUAL_BYTES, "filter_residual_bytes" },
+    };
+    unsigned long long v, sent, dense;
+    size_t i, used = 0;
+
+    buf[0] = '\0';
+    for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && used < len; ++i) {
+        if (mlp_loom_counter_get(lc, vars[i].id, &v)) {
+            used += (size_t)snprintf(buf + used, len - used, " %s=%llu", vars[i].field, v);
+        }
+    }
+    if (used < len && steps > 0 &&
+        mlp_loom_counter_get(lc, MLP_COUNTER_FILTER_SENT_BYTES, &sent) &&
+        mlp_loom_counter_get(lc, MLP_COUNTER_FILTER_DENSE_BYTES, &dense)) {
+        snprintf(buf + used, len - used, " filter_sent_per_step=%.0f filter_dense_per_step=%.0f",
+                 (double)sent / (double)steps, (double)dense / (double)steps);
+    }
 }
 
 static void print_summary(const job_t *job, const mlp_result_t *r, const mlp_loom_counter_t *lc)
 {
     unsigned long long calls;
-    char loom[32], hidden[128];
+    char loom[32], hidden[128], filter[512];
 
     if (mlp_loom_counter_read(lc, &calls)) {
         snprintf(loom, sizeof(loom), "%llu", calls);
@@ -118,13 +175,16 @@ static void print_summary(const job_t *job, const mlp_result_t *r, const mlp_loo
         snprintf(loom, sizeof(loom), "n/a");
     }
     mlp_options_hidden_str(&job->opts, hidden, sizeof(hidden));
+    filter_summary(lc, r->steps_run, filter, sizeof(filter));
     printf("SUMMARY ranks=%d epochs=%d steps=%ld loss=%.4f train_acc=%.4f test_acc=%.4f "
            "img_per_s=%.0f comm_s=%.3f compute_s=%.3f bytes_sent=%llu loom_calls=%s "
-           "grad_allreduces=%ld train_s=%.3f accum=%d overlap=%s batch=%d hidden=%s\n",
+           "grad_allreduces=%ld train_s=%.3f accum=%d overlap=%s batch=%d hidden=%s "
+           "replicas=%s%s\n",
            job->size, r->epochs, r->steps, r->loss, r->train_acc, r->test_acc,
            r->train_s > 0 ? r->images / r->train_s : 0.0, r->comm_s, r->compute_s,
            r->bytes_sent, loom, r->grad_allreduces, r->train_s, job->opts.accum,
-           job->opts.overlap ? "on" : "off", job->opts.batch, hidden);
+           job->opts.overlap ? "on" : "off", job->opts.batch, hidden,
+           r->replicas_identical ? "identical" : "differ", filter);
     fflush(stdout);
 }
 
@@ -169,6 +229,7 @@ static mlp_status_t run_job(job_t *job, const mlp_loom_counter_t *lc, mlp_error_
     if (st != MLP_OK) {
         return st;
     }
+    mlp_trainer_set_counter(trainer, lc);
     mlp_ckpt_t *ckpt = NULL;
     st = mlp_ckpt_open(&job->opts, job->model, job->grad_comm, &ckpt, err);
     if (st == MLP_OK) {
@@ -197,11 +258,10 @@ int main(int argc, char **argv)
     mlp_loom_counter_start(&loom_counter);
     MPI_Comm_rank(MPI_COMM_WORLD, &job.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &job.size);
-    /* Gradients get a communicator of their own, as in real frameworks. */
-    MPI_Comm_dup(MPI_COMM_WORLD, &job.grad_comm);
 
     st = mlp_options_parse(argc, argv, &job.opts, &err);
     if (st == MLP_OK) {
+        make_grad_comm(&job);
         st = run_job(&job, &loom_counter, &err);
     }
     if (job.rank == 0 && st == MLP_HELP) {
@@ -213,7 +273,9 @@ int main(int argc, char **argv)
     mlp_model_destroy(job.model);
     mlp_dataset_destroy(job.train);
     mlp_dataset_destroy(job.test);
-    MPI_Comm_free(&job.grad_comm);
+    if (job.grad_comm != MPI_COMM_NULL) {
+        MPI_Comm_free(&job.grad_comm);
+    }
     mlp_loom_counter_stop(&loom_counter);
     MPI_Finalize();
     return st == MLP_OK || st == MLP_HELP ? 0 : st == MLP_ERR_ARG ? 2 : 1;

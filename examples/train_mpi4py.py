@@ -9,6 +9,11 @@ MPI_Allreduce with MPI_DOUBLE, so when mpirun selects Loom
 (--mca coll_loom_priority 100) Loom reduces the gradients; the SUMMARY
 line's loom_calls, read through MPI_T, shows it did.
 
+Gradient filtering (mca_coll_loomfilter's top-k with error feedback) needs
+nothing but the info key on the gradient communicator: --filter topk:0.01
+makes it comm = MPI.COMM_WORLD.Dup(info) with info loom_filter=topk:0.01,
+and changes nothing else here.
+
 The model, the sample order and the initial weights follow train_mlp.c
 step for step (the same splitmix64 stream, He-normal weights, one shuffle
 per epoch, contiguous per-rank shares of each global batch), so the two
@@ -392,6 +397,29 @@ def on_off(text):
     return text == "on"
 
 
+def spec(text):
+    """--filter's SPEC goes to the component unread; only what an MPI info
+    value cannot hold is refused here."""
+    if not text:
+        raise argparse.ArgumentTypeError("the value is empty; give a spec such as topk:0.01")
+    if len(text) >= MPI.MAX_INFO_VAL:
+        raise argparse.ArgumentTypeError(f"the spec has {len(text)} characters; an MPI info "
+                                         f"value holds at most {MPI.MAX_INFO_VAL - 1}")
+    return text
+
+
+def gradient_comm(world, spec):
+    """The communicator the gradients are reduced on: MPI_COMM_WORLD's
+    duplicate, with loom_filter=SPEC when filtering is asked for."""
+    if spec is None:
+        return world.Dup()
+    info = MPI.Info.Create()
+    info.Set("loom_filter", spec)
+    comm = world.Dup(info)
+    info.Free()
+    return comm
+
+
 class Parser(argparse.ArgumentParser):
     """Every rank parses; only rank 0 speaks."""
 
@@ -423,6 +451,9 @@ def parse_args(argv):
                    help="use the first N test images (0: all)")
     p.add_argument("--steps", type=positive(int, 0), default=0,
                    help="stop after N optimizer steps (0: no limit)")
+    p.add_argument("--filter", type=spec, default=None, metavar="SPEC",
+                   help="filter the gradient allreduce, e.g. topk:0.01: the info key "
+                        "loom_filter=SPEC on the gradient communicator (default: dense)")
     p.add_argument("--quiet", action="store_true", help="print the SUMMARY line only")
     args = p.parse_args(argv)
     if args.momentum >= 1:
@@ -437,7 +468,7 @@ def main():
     loom = LoomCounter()  # after MPI_Init (mpi4py's import), before training
     try:
         world = MPI.COMM_WORLD
-        comm = world.Dup()  # gradients get their own communicator
+        comm = gradient_comm(world, args.filter)  # gradients get their own communicator
         train = load(world, args.data, "train", args.train_limit)
         test = load(world, args.data, "t10k", args.test_limit)
         model = Mlp([train[0].shape[1]] + args.hidden + [CLASSES])

@@ -25,6 +25,7 @@
 #include "ompi/request/request.h"
 #include "opal/threads/thread_usage.h"
 
+#include "coll/ompi/shared/loom_ompi.h"
 #include "coll/core/allreduce/allreduce.h"
 #include "coll/core/select/coll_config.h"
 #include "coll/core/select/collective.h"
@@ -63,10 +64,15 @@ typedef struct mca_coll_loom_component {
     bool                progress_thread; /* coll_loom_progress_thread */
     loom_coll_config_t  config;
 
-    /* The process's UCX transport; NULL when Loom is not usable (then no
-     * communicator gets a Loom module). */
+    /* The process's UCX transport, shared through libloom_ompi
+     * (coll/ompi/shared/loom_ompi.h); NULL when Loom is not usable (then
+     * no communicator gets a Loom module).  proc_opened: this component
+     * holds a reference on it; progress_registered: Loom's requests are
+     * advanced by opal_progress. */
     loom_ucx_t          *ucx;
-    uint64_t            *node_keys;     /* per world rank: equal on one host */
+    bool                proc_opened;
+    bool                progress_registered;
+    const uint64_t      *node_keys;     /* per world rank: equal on one host (libloom_ompi's) */
     uint64_t            *rack_keys;     /* per world rank: equal in one rack; NULL: no racks */
     struct loom_topo    *topo;          /* coll_loom_topology as read here; NULL: none */
     uint64_t            *rules_hashes;  /* per world rank: hash of its rules, 0 = none */
@@ -179,9 +185,6 @@ void mca_coll_loom_topo_close(mca_coll_loom_component_t *c);
 int mca_coll_loom_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
                                                  int *priority);
-
-/* The one conversion from Loom statuses to Open MPI error codes. */
-int mca_coll_loom_status_to_ompi(loom_status_t status);
 
 int mca_coll_loom_allreduce(const void *sbuf, void *rbuf, int count,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op,

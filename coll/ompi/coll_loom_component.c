@@ -1,7 +1,9 @@
 /*
- * The component: the structure Open MPI loads, opening it (the process's
- * UCX transport, registered with Open MPI's progress engine), its
- * init_query after MPI_Init's fence, and closing it.  What open and
+ * The component: the structure Open MPI loads, opening it (a reference on
+ * the process's UCX transport, which libloom_ompi shares with
+ * mca_coll_loomfilter: coll/ompi/shared/loom_ompi.h; and Loom's requests
+ * registered with Open MPI's progress engine), its init_query after
+ * MPI_Init's fence, and closing it.  What open and
  * init_query do beyond the transport sits in files of its own
  * (coll_loom_wireup.h): the modex wireup (coll_loom_modex.c), the rules
  * and calibration (coll_loom_rules.c), the node keys (coll_loom_nodes.c);
@@ -12,6 +14,7 @@
 #include "coll_loom_request.h"
 #include "coll_loom_wireup.h"
 
+#include "coll/ompi/shared/loom_ompi.h"
 #include "common/log.h"
 #include "coll/core/engine/pool.h"
 #include "opal/runtime/opal_progress.h"
@@ -45,45 +48,27 @@ mca_coll_loom_component_t mca_coll_loom_component = {
     .priority = 40,
 };
 
-static int loom_progress(void)
-{
-    loom_transport_t *tr = loom_ucx_transport(mca_coll_loom_component.ucx);
-
-    return tr->ops->progress(tr) + mca_coll_loom_progress_requests();
-}
-
 static int loom_open(void)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
     mca_coll_loom_modex_head_t head;
-    loom_ucx_params_t params;
     loom_status_t status;
-    char prefix[32];
 
     loom_log_set_level((loom_log_level_t)c->config.verbose);
     /* ompi_info and MPI_T open components too; only MPI_Init gets UCX. */
     if (ompi_mpi_state != OMPI_MPI_STATE_INIT_STARTED || c->priority < 0) {
         return OMPI_SUCCESS;
     }
-    snprintf(prefix, sizeof(prefix), "rank %u", OMPI_PROC_MY_NAME->vpid);
-    loom_log_set_prefix(prefix);
-
-    c->world_size = ompi_proc_world_size();
-    params = (loom_ucx_params_t){
-        .env_prefix = "LOOM", .thread_multiple = ompi_mpi_thread_multiple,
-        .progress_thread = c->progress_thread,
-        .num_peers = c->world_size, .get_address = mca_coll_loom_modex_address,
-    };
-    if (loom_ucx_create(&params, &c->ucx) != LOOM_OK) {
-        loom_warn("coll", "ucx is not usable: Loom steps aside on every communicator");
-        c->ucx = NULL;
+    /* The transport (and its progress thread, coll_loom_progress_thread)
+     * is the process's: the first component to open makes it. */
+    if (loom_ompi_proc_open(&c->ucx) != LOOM_OK) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    c->proc_opened = true;
+    if (c->ucx == NULL) {
         return OMPI_SUCCESS;
     }
-    if (c->progress_thread && !loom_ucx_has_thread(c->ucx)) {
-        loom_warn("coll", "coll_loom_progress_thread=1 needs a ucx worker in multi-thread "
-                  "mode, which this ucx cannot provide: running without the progress "
-                  "thread (nonblocking collectives advance only inside MPI calls)");
-    }
+    c->world_size = loom_ompi_proc_world_size();
     mca_coll_loom_rules_load(c);
     /* The head: the topology file's hash, and the rules' hash with world
      * rank 0's calibration, measured here, before the fence, so that its
@@ -93,12 +78,13 @@ static int loom_open(void)
     mca_coll_loom_rules_head(c, &head);
     status = mca_coll_loom_modex_publish(c, &head);
     if (status != LOOM_OK) {
-        /* Out of memory fails MPI_Init; a modex that refused steps aside. */
-        loom_ucx_destroy(c->ucx);
+        /* A modex that refused steps aside; the reference on the
+         * transport goes at close. */
         c->ucx = NULL;
-        return status == LOOM_ERR_NO_MEMORY ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+        return OMPI_SUCCESS;
     }
-    opal_progress_register(loom_progress);
+    opal_progress_register(mca_coll_loom_progress_requests);
+    c->progress_registered = true;
     return OMPI_SUCCESS;
 }
 
@@ -106,10 +92,14 @@ static int loom_close(void)
 {
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
 
-    if (c->ucx != NULL) {
-        opal_progress_unregister(loom_progress);
-        loom_ucx_destroy(c->ucx);
-        c->ucx = NULL;
+    if (c->progress_registered) {
+        opal_progress_unregister(mca_coll_loom_progress_requests);
+        c->progress_registered = false;
+    }
+    c->ucx = NULL;
+    if (c->proc_opened) {
+        loom_ompi_proc_close();
+        c->proc_opened = false;
     }
     mca_coll_loom_order_close();
     mca_coll_loom_nodes_close(c);

@@ -1,13 +1,13 @@
 /*
- * The modex wireup: what this process publishes when the component opens
- * and what it reads back of its peers.
+ * The modex wireup: what this component publishes when it opens and what
+ * it reads back of its peers.
  *
  * Open MPI runs coll components' init_query after MPI_Init's PMIx fence,
- * so the worker address is published earlier, when the component opens
- * (during MPI_Init, before the fence), as pml/ucx does in its init.  Peers
- * read it from the modex when they first talk to this process: creating a
- * communicator never communicates.  The same blob carries a head: the
- * hash of the selection rules and, from world rank 0, the optional
+ * so what every rank must read is published earlier, when the component
+ * opens (during MPI_Init, before the fence).  The UCX worker address is
+ * the process's and libloom_ompi publishes it under its own key
+ * (coll/ompi/shared/proc.c); under this component's key goes the head:
+ * the hash of the selection rules and, from world rank 0, the optional
  * calibration of the cost model (coll_loom_rules.c), and the hash of the
  * topology file (coll_loom_topo.c), which every rank reads after the
  * fence (docs/rules.md).
@@ -34,35 +34,11 @@ static int loom_modex_blob(int peer, unsigned char **blob_p, size_t *len_p)
     *len_p = 0;
     OPAL_MODEX_RECV(ret, &mca_coll_loom_component.super.collm_version, &name,
                     (void **)blob_p, len_p);
-    if (ret != OPAL_SUCCESS || *blob_p == NULL || *len_p <= LOOM_MODEX_HEAD_BYTES) {
+    if (ret != OPAL_SUCCESS || *blob_p == NULL || *len_p != LOOM_MODEX_HEAD_BYTES) {
         free(*blob_p);
         return OPAL_ERR_NOT_FOUND;
     }
     return OPAL_SUCCESS;
-}
-
-/* Peer addresses come from the modex, published by
- * mca_coll_loom_modex_publish everywhere. */
-loom_status_t mca_coll_loom_modex_address(void *ctx, int peer, void **addr_p, size_t *len_p)
-{
-    unsigned char *blob;
-    size_t len;
-    void *addr;
-
-    (void)ctx;
-    if (loom_modex_blob(peer, &blob, &len) != OPAL_SUCCESS) {
-        return LOOM_ERR_NOT_FOUND;
-    }
-    addr = malloc(len - LOOM_MODEX_HEAD_BYTES);
-    if (addr == NULL) {
-        free(blob);
-        return LOOM_ERR_NO_MEMORY;
-    }
-    memcpy(addr, blob + LOOM_MODEX_HEAD_BYTES, len - LOOM_MODEX_HEAD_BYTES);
-    free(blob);
-    *addr_p = addr;
-    *len_p = len - LOOM_MODEX_HEAD_BYTES;
-    return LOOM_OK;
 }
 
 int mca_coll_loom_modex_head_of(int peer, mca_coll_loom_modex_head_t *head_p)
@@ -81,25 +57,14 @@ int mca_coll_loom_modex_head_of(int peer, mca_coll_loom_modex_head_t *head_p)
 loom_status_t mca_coll_loom_modex_publish(mca_coll_loom_component_t *c,
                                           const mca_coll_loom_modex_head_t *head)
 {
-    unsigned char *blob;
-    const void *addr;
-    size_t len;
     int ret;
 
-    loom_ucx_address(c->ucx, &addr, &len);
-    blob = malloc(LOOM_MODEX_HEAD_BYTES + len);
-    if (blob == NULL) {
-        return LOOM_ERR_NO_MEMORY;
-    }
-    memcpy(blob, head, LOOM_MODEX_HEAD_BYTES);
-    memcpy(blob + LOOM_MODEX_HEAD_BYTES, addr, len);
-    OPAL_MODEX_SEND(ret, OPAL_PMIX_GLOBAL, &c->super.collm_version, blob,
-                    LOOM_MODEX_HEAD_BYTES + len);
-    free(blob);
+    OPAL_MODEX_SEND(ret, OPAL_PMIX_GLOBAL, &c->super.collm_version, (void *)head,
+                    LOOM_MODEX_HEAD_BYTES);
     if (ret != OPAL_SUCCESS) {
-        loom_warn("coll", "cannot publish the ucx address (%d): Loom steps aside", ret);
+        loom_warn("coll", "cannot publish the selection rules' hash (%d): Loom steps aside",
+                  ret);
         return LOOM_ERR_TRANSPORT;
     }
-    loom_debug("coll", "ucx worker ready, %zu-byte address published", len);
     return LOOM_OK;
 }

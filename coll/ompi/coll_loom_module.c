@@ -8,8 +8,8 @@
  */
 #include "coll_loom.h"
 
+#include "coll/ompi/shared/loom_ompi.h"
 #include "common/log.h"
-#include "coll/core/engine/tag.h"
 #include "coll/core/select/handoff.h"
 #include "ompi/proc/proc.h"
 
@@ -83,23 +83,6 @@ static void loom_module_destruct(mca_coll_loom_module_t *module)
 OBJ_CLASS_INSTANCE(mca_coll_loom_module_t, mca_coll_base_module_t,
                    loom_module_construct, loom_module_destruct);
 
-/* Loom handles processes of its own job only: spawned or connected ones
- * have no worker address in this job's modex. */
-static bool loom_comm_in_my_job(ompi_communicator_t *comm)
-{
-    int i, size = ompi_comm_size(comm);
-    ompi_proc_t *proc;
-
-    for (i = 0; i < size; ++i) {
-        proc = ompi_comm_peer_lookup(comm, i);
-        if (proc == NULL || proc->super.proc_name.jobid != OMPI_PROC_MY_NAME->jobid ||
-            (int)proc->super.proc_name.vpid >= mca_coll_loom_component.world_size) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* Keep the function and module below Loom for one collective, or fail
  * enable (visibly: the macro returns) when there is none to hand calls to. */
 #define LOOM_SAVE_PREVIOUS(mod, comm_, coll)                                      \
@@ -148,11 +131,9 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
 {
     mca_coll_loom_module_t *module = (mca_coll_loom_module_t *)base;
     mca_coll_loom_component_t *c = &mca_coll_loom_component;
-    int i, size = ompi_comm_size(comm), ret;
-    loom_team_params_t params;
+    loom_ompi_team_params_t params;
     loom_status_t status;
-    uint64_t *keys;
-    int *peers;
+    int i, ret;
 
     ret = loom_save_reductions(module, comm);
     if (ret != OMPI_SUCCESS) {
@@ -164,29 +145,12 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
     LOOM_SAVE_PREVIOUS(module, comm, bcast);
     LOOM_SAVE_PREVIOUS(module, comm, ibcast);
 
-    peers = malloc(sizeof(*peers) * (size_t)size);
-    keys = malloc(sizeof(*keys) * 2 * (size_t)size);
-    if (peers == NULL || keys == NULL) {
-        free(peers);
-        free(keys);
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    for (i = 0; i < size; ++i) {
-        peers[i] = (int)ompi_comm_peer_lookup(comm, i)->super.proc_name.vpid;
-        keys[i] = c->node_keys[peers[i]];
-        keys[size + i] = c->rack_keys != NULL ? c->rack_keys[peers[i]] : 0;
-    }
-    params = (loom_team_params_t){
-        .size = size, .rank = ompi_comm_rank(comm), .peers = peers,
-        .node_keys = keys, .rack_keys = c->rack_keys != NULL ? keys + size : NULL,
-        .context_id = comm->c_contextid,
-        .transport = loom_ucx_transport(c->ucx),
+    params = (loom_ompi_team_params_t){
+        .space = LOOM_OMPI_SPACE_DENSE, .node_keys = c->node_keys, .rack_keys = c->rack_keys,
     };
-    status = loom_team_create(&params, &module->team);
-    free(peers);
-    free(keys);
+    status = loom_ompi_team_create(comm, &params, &module->team);
     if (status != LOOM_OK) {
-        return mca_coll_loom_status_to_ompi(status);
+        return loom_ompi_status_to_ompi(status);
     }
     for (i = 0; i < LOOM_COLL_KIND_COUNT; ++i) {
         int pair;
@@ -195,7 +159,7 @@ static int loom_module_enable(mca_coll_base_module_t *base, ompi_communicator_t 
                                                       (loom_coll_kind_t)i, &pair);
     }
     loom_debug("coll", "joined communicator %s (cid %u, %d ranks on %d nodes in %d racks)",
-               comm->c_name, comm->c_contextid, size, module->team->num_nodes,
+               comm->c_name, comm->c_contextid, module->team->size, module->team->num_nodes,
                module->team->num_racks);
     if (c->print_table) {
         mca_coll_loom_print_table(comm, base);
@@ -250,8 +214,9 @@ mca_coll_base_module_t *mca_coll_loom_comm_query(ompi_communicator_t *comm,
     if (c->ucx == NULL || c->priority < 0 || (!inter && size < 2)) {
         return NULL;
     }
-    guard = inter || size > LOOM_TAG_MAX_RANKS || comm->c_contextid > LOOM_TAG_MAX_CONTEXT ||
-            !loom_comm_in_my_job(comm) || !loom_comm_rules_agree(comm);
+    /* The context ids above LOOM_OMPI_MAX_CONTEXT are mca_coll_loomfilter's
+     * tags (loom_ompi.h). */
+    guard = inter || !loom_ompi_comm_fits(comm) || !loom_comm_rules_agree(comm);
     module = OBJ_NEW(mca_coll_loom_module_t);
     if (module == NULL) {
         return NULL;

@@ -295,7 +295,7 @@ static void loom_request_finish(mca_coll_loom_request_t *req, loom_status_t stat
     }
     mca_coll_loom_account(&req->op, status);
     loom_request_release_refs(req);
-    req->super.super.req_status.MPI_ERROR = mca_coll_loom_status_to_ompi(status);
+    req->super.super.req_status.MPI_ERROR = loom_ompi_status_to_ompi(status);
     ompi_request_complete(&req->super.super, true);
 }
 
@@ -306,7 +306,7 @@ int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_status_t prep
 
     if (prepared != LOOM_OK) {
         OBJ_RELEASE(req);
-        return mca_coll_loom_status_to_ompi(prepared);
+        return loom_ompi_status_to_ompi(prepared);
     }
     req->sched = sched;
     req->seq = sched->seq;

@@ -87,7 +87,7 @@ int mca_coll_loom_blocking_end(mca_coll_loom_module_t *module, loom_coll_kind_t 
     loom_status_t status;
 
     if (prepared != LOOM_OK) {
-        return mca_coll_loom_status_to_ompi(prepared);
+        return loom_ompi_status_to_ompi(prepared);
     }
     if (shm_run->shm != NULL) {
         mca_coll_loom_shm_run(module, info, loom_collectives[id]->segment.run, shm_run);
@@ -101,5 +101,5 @@ int mca_coll_loom_blocking_end(mca_coll_loom_module_t *module, loom_coll_kind_t 
     }
     free(owned);
     mca_coll_loom_account(info, status);
-    return mca_coll_loom_status_to_ompi(status);
+    return loom_ompi_status_to_ompi(status);
 }

@@ -24,14 +24,11 @@ typedef struct mca_coll_loom_modex_head {
     int32_t     calib_reduce_mbs;
 } mca_coll_loom_modex_head_t;
 
-/* Publishes head and this process's UCX address (at open, before the
- * fence).  LOOM_ERR_NO_MEMORY: nothing published; another error: the
- * modex refused it (said at level warn), and Loom steps aside. */
+/* Publishes head (at open, before the fence; libloom_ompi publishes the
+ * UCX address).  An error: the modex refused it (said at level warn), and
+ * Loom steps aside. */
 loom_status_t mca_coll_loom_modex_publish(mca_coll_loom_component_t *c,
                                           const mca_coll_loom_modex_head_t *head);
-/* A peer's UCX address, read from the modex (the transport's
- * get_address callback; *addr_p is the caller's to free). */
-loom_status_t mca_coll_loom_modex_address(void *ctx, int peer, void **addr_p, size_t *len_p);
 /* World rank peer's head; OPAL_ERR_NOT_FOUND when it published none. */
 int mca_coll_loom_modex_head_of(int peer, mca_coll_loom_modex_head_t *head_p);
 
@@ -48,10 +45,11 @@ int mca_coll_loom_rules_collect(mca_coll_loom_component_t *c, uint64_t *topo_has
 /* Frees what the two above made. */
 void mca_coll_loom_rules_close(mca_coll_loom_component_t *c);
 
-/* After the fence: c->node_keys and, through coll_loom_topo.c, the rack
- * keys, from every rank's host and topology hash. */
+/* After the fence: c->node_keys (libloom_ompi's) and, through
+ * coll_loom_topo.c, the rack keys, from every rank's host and topology
+ * hash. */
 int mca_coll_loom_nodes_compute(mca_coll_loom_component_t *c, const uint64_t *topo_hashes);
-/* Frees the node keys, the rack keys and the topology. */
+/* Forgets the node keys, frees the rack keys and the topology. */
 void mca_coll_loom_nodes_close(mca_coll_loom_component_t *c);
 
 END_C_DECLS

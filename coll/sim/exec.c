@@ -510,8 +510,12 @@ static void loom_sim_step_start(loom_sim_exec_t *x, double now, long s)
         break;
     case LOOM_STEP_REDUCE:
     case LOOM_STEP_COPY:
+    case LOOM_STEP_COMPUTE:     /* priced as a pass over its bytes, like a copy */
         rate = st->type == LOOM_STEP_REDUCE ? x->reduce_bps : x->copy_bps;
         loom_sim_engine(x, now, r, (double)st->bytes / rate, s);
+        break;
+    default:                    /* LOOM_SIM_STEP_SKIP: done now, at no cost */
+        loom_sim_event_push(x, now, s);
         break;
     }
 }

@@ -8,6 +8,16 @@
  * its dependencies are done; a send and its receive, once both posted
  * (rendezvous), become a flow (flow.h) and complete alpha after its last
  * byte; reductions and copies take a rank's compute engine in turn.
+ *
+ * Steps the data decides (sched.h) meet fake buffers here, so nothing the
+ * data decides can run: a compute step is priced like a copy of the
+ * bytes it says it works through, and its function is never called.  A
+ * plan made for the simulator fills its run-time lengths (from what it
+ * expects) and takes its arm before it returns: the build reads each
+ * length then (over its bound: LOOM_ERR_TRUNCATED), and the arm
+ * loom_sched_taken_arm says then.  A step of another arm, or of length 0,
+ * stays in the program as a step done at once at no cost (no message), so
+ * that its dependents are released as the executor would release them.
  */
 #ifndef LOOM_SIM_EXEC_H
 #define LOOM_SIM_EXEC_H
@@ -33,6 +43,9 @@ typedef struct loom_sim_build_params {
     int                     in_place;
     int                     fold;       /* run one rack for all when the run
                                          * is symmetric (fold.h) */
+    /* The sparse allreduce's (sparse.h), with modeled set: every rank's
+     * plan takes its selection from it; NULL for every other collective. */
+    const struct loom_sparse_args *sparse;
 } loom_sim_build_params_t;
 
 /* A team of the layout's ranks (rank 0's view) with its nodes and racks,
@@ -49,6 +62,10 @@ loom_status_t loom_sim_prog_create(const loom_sim_layout_t *layout, loom_sim_pro
  * (LOOM_ERR_UNSUPPORTED for a size or layout it does not handle) returns
  * its status and leaves prog empty. */
 loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_params_t *params);
+
+/* The arm (sched.h) the plans took, as rank 0's plan took it before it
+ * returned: 0 when none did (a plan without arms). */
+int loom_sim_prog_arm(const loom_sim_prog_t *prog);
 
 /* loom_sim_prog_create, then loom_sim_prog_plan; nothing is handed out
  * when planning fails. */

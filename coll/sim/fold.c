@@ -92,13 +92,18 @@ int loom_sim_fold_same(const loom_sched_t *a, int ra, const loom_sched_t *b, int
     const loom_step_desc_t *x, *y;
     int i, k, dx, dy;
 
-    if (a->nsteps != b->nsteps) {
+    if (a->nsteps != b->nsteps || loom_sched_taken_arm(a) != loom_sched_taken_arm(b)) {
         return 0;
     }
     for (i = 0; i < a->nsteps; ++i) {
         x = &a->steps[i].desc;
         y = &b->steps[i].desc;
         if (x->type != y->type || x->ndeps != y->ndeps || x->bytes != y->bytes) {
+            return 0;
+        }
+        /* Steps the data decides: the same arm taken, the same lengths. */
+        if (x->arm != y->arm || (x->len_at == NULL) != (y->len_at == NULL) ||
+            (x->len_at != NULL && *x->len_at != *y->len_at)) {
             return 0;
         }
         if ((x->type == LOOM_STEP_SEND || x->type == LOOM_STEP_RECV) &&

@@ -2,6 +2,7 @@
 #include "prog.h"
 #include "fold.h"
 #include "coll/core/engine/team.h"
+#include "common/log.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -165,28 +166,60 @@ static void loom_sim_meet_settle(loom_sim_prog_t *prog)
 
 /* ----------------------------------------------------------- building */
 
+/* What step d of sched does in the run (exec.h): its type, or
+ * LOOM_SIM_STEP_SKIP for a step of an arm not taken or of run-time length
+ * 0, and its bytes, its run-time length read now; -1 when that length is
+ * over the step's bound. */
+static int loom_sim_prog_runs(const loom_sched_t *sched, long i, uint8_t *type_p,
+                              uint64_t *bytes_p)
+{
+    const loom_step_desc_t *d = &sched->steps[i].desc;
+
+    *type_p = (uint8_t)d->type;
+    *bytes_p = d->bytes;
+    if (__builtin_expect(d->arm == 0 && d->len_at == NULL, 1)) {
+        return 0;
+    }
+    if (d->len_at != NULL) {
+        if (*d->len_at > d->bytes) {
+            loom_error("coll", "sim: rank %d step %ld has run-time length %zu, over its "
+                       "bound of %zu bytes", sched->team->rank, i, *d->len_at, d->bytes);
+            return -1;
+        }
+        *bytes_p = *d->len_at;
+    }
+    if ((d->arm != 0 && d->arm != loom_sched_taken_arm(sched)) || *bytes_p == 0) {
+        *type_p = LOOM_SIM_STEP_SKIP;
+        *bytes_p = 0;
+    }
+    return 0;
+}
+
 /* Puts rank r's schedule into place: its k-th step at k * p + r, who
  * waits on whom turned around into per-step lists of dependents (in the
  * record, or rank r's together in the array), its messages noted for
- * pairing. */
-static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *sched)
+ * pairing.  LOOM_ERR_NO_MEMORY, or LOOM_ERR_TRUNCATED for a run-time
+ * length over its bound. */
+static loom_status_t loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *sched)
 {
     long n = sched->nsteps, p = prog->p, i, at, s;
     int32_t *cnt, *fill, *dep0, *dep1;
     const loom_step_desc_t *d;
     int k, ndeps, is_recv;
+    uint8_t type;
+    uint64_t bytes;
 
     /* Indices are 32-bit: 2^31 steps would be some 64 GB. */
     if (n * p >= INT32_MAX ||
         loom_sim_prog_grow((void **)&prog->tmp, &prog->cap_tmp, 4 * n, sizeof(int32_t)) != 0) {
-        return -1;
+        return LOOM_ERR_NO_MEMORY;
     }
     if (n > prog->cap_levels) {
         long levels = prog->cap_levels;
 
         if (loom_sim_prog_grow((void **)&prog->steps, &levels, n,
                                sizeof(*prog->steps) * (size_t)p) != 0) {
-            return -1;
+            return LOOM_ERR_NO_MEMORY;
         }
         prog->cap_levels = levels;
     }
@@ -218,7 +251,7 @@ static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *s
     if (at >= INT32_MAX ||
         loom_sim_prog_grow((void **)&prog->dependents, &prog->cap_edges, at,
                            sizeof(int32_t)) != 0) {
-        return -1;
+        return LOOM_ERR_NO_MEMORY;
     }
     for (i = 0; i < n; ++i) {
         d = &sched->steps[i].desc;
@@ -244,14 +277,17 @@ static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *s
         for (ndeps = 0, k = 0; k < d->ndeps; ++k) {
             ndeps += d->deps[k] >= 0;
         }
+        if (loom_sim_prog_runs(sched, i, &type, &bytes) != 0) {
+            return LOOM_ERR_TRUNCATED;
+        }
         prog->steps[s] = (loom_sim_step_t){
-            .bytes = d->bytes, .peer = d->peer, .owner = r, .link = d->tag_step,
+            .bytes = bytes, .peer = d->peer, .owner = r, .link = d->tag_step,
             .dep0 = (uint32_t)dep0[i], .dep1 = (uint32_t)dep1[i],
-            .type = (uint8_t)d->type, .ndeps = (uint8_t)ndeps, .pending = (uint8_t)ndeps,
+            .type = type, .ndeps = (uint8_t)ndeps, .pending = (uint8_t)ndeps,
             .flags = (uint8_t)((cnt[i] > LOOM_SIM_STEP_INLINE_DEPS ? LOOM_SIM_STEP_INLINE_DEPS + 1
                                                                    : cnt[i])
                                << LOOM_SIM_STEP_NDEP_SHIFT) };
-        if (d->type == LOOM_STEP_SEND || d->type == LOOM_STEP_RECV) {
+        if (type == LOOM_STEP_SEND || type == LOOM_STEP_RECV) {
             int32_t src, dst;
 
             is_recv = d->type == LOOM_STEP_RECV;
@@ -259,15 +295,18 @@ static int loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_sched_t *s
             dst = is_recv ? r : d->peer;
             loom_sim_prog_key(prog, &src, &dst);
             if (loom_sim_meet_note(prog, r, s, src, dst, d->tag_step, is_recv) != 0) {
-                return -1;
+                return LOOM_ERR_NO_MEMORY;
             }
         }
+    }
+    if (r == 0) {
+        prog->arm = loom_sched_taken_arm(sched);
     }
     prog->count[r] = (int32_t)n;
     prog->levels = n > prog->levels ? n : prog->levels;
     prog->real_steps += n;
     loom_sim_meet_settle(prog);
-    return 0;
+    return LOOM_OK;
 }
 
 /* Fills the places of the ranks with fewer steps than the most. */
@@ -341,6 +380,7 @@ static void loom_sim_prog_reset(loom_sim_prog_t *prog)
 
     prog->levels = prog->nsteps = prog->real_steps = prog->nedges = 0;
     prog->as_built = 0;
+    prog->arm = 0;
     prog->nsettle = 0;
     if (prog->nmeets > 0) {
         for (i = 0; i < prog->cap_meets; ++i) {
@@ -408,9 +448,10 @@ static loom_status_t loom_sim_prog_ranks(loom_sim_prog_t *prog, const loom_sim_b
             *symmetric_p = 0;
             return LOOM_OK;
         }
-        if (loom_sim_prog_add(prog, r, sched) != 0) {
+        status = loom_sim_prog_add(prog, r, sched);
+        if (status != LOOM_OK) {
             loom_sched_destroy(sched);
-            return LOOM_ERR_NO_MEMORY;
+            return status;
         }
         loom_sched_destroy(sched);
         /* Room for every rank at once, rather than growing in steps. */
@@ -453,6 +494,7 @@ loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_par
         .count = pa->bytes / (pa->total ? (size_t)lay->p : 1) / esize, .elem_size = esize,
         .op = { .fn = loom_sim_no_reduce, .ctx = NULL, .commutative = 1 },
         .in_place = pa->in_place, .seg_bytes = pa->seg_bytes, .depth = pa->depth,
+        .sparse = pa->sparse,
     };
     args.recvbuf = (void *)(uintptr_t)(0x1000 + ((pa->bytes + 4095) & ~(size_t)4095) + 4096);
     /* Under a rank order a rotated rank's schedule is not its
@@ -484,6 +526,11 @@ out:
         loom_sim_prog_reset(prog);
     }
     return status;
+}
+
+int loom_sim_prog_arm(const loom_sim_prog_t *prog)
+{
+    return prog->arm;
 }
 
 loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *params,

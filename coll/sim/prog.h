@@ -28,6 +28,10 @@
 
 /* A hole in the interleaved layout, after the loom_step_type_t. */
 #define LOOM_SIM_STEP_NONE 0xFF
+/* A step the run does not do: of an arm the plan did not take, or of
+ * run-time length 0 (exec.h).  Done the moment it starts, at no cost;
+ * it keeps its place so that its dependents wait for it as they would. */
+#define LOOM_SIM_STEP_SKIP 0xFE
 
 /* loom_sim_step_t.flags */
 #define LOOM_SIM_STEP_PAIRED     0x1    /* link is the partner's step, not the tag */
@@ -75,6 +79,7 @@ struct loom_sim_prog {
     long            real_steps;     /* not counting holes */
     int             as_built;       /* no run since the build: every pending
                                      * is ndeps, no step is posted */
+    int             arm;            /* the arm rank 0's plan took (exec.h) */
     loom_sim_step_t *steps;
     long            cap_levels;
     int32_t         *dependents;    /* global step indices, of steps with more

@@ -12,7 +12,8 @@
 #include <string.h>
 
 typedef enum opt_kind {
-    OPT_INT, OPT_LONG, OPT_DOUBLE, OPT_SEED, OPT_STRING, OPT_HIDDEN, OPT_SWITCH, OPT_FLAG
+    OPT_INT, OPT_LONG, OPT_DOUBLE, OPT_SEED, OPT_STRING, OPT_SPEC, OPT_HIDDEN, OPT_SWITCH,
+    OPT_FLAG
 } opt_kind_t;
 
 typedef struct opt_spec {
@@ -55,6 +56,9 @@ static const opt_spec_t opt_specs[] = {
       "checkpoint every N optimizer steps (0: never; needs --checkpoint-dir)" },
     { "step-sleep-ms", OPT_LONG, OFF(step_sleep_ms), 0, 60000, "N",
       "sleep N ms after each optimizer step: a slower model, for crash tests (default 0)" },
+    { "filter", OPT_SPEC, OFF(filter), 0, 0, "SPEC",
+      "filter the gradient allreduce, e.g. topk:0.01: the info key loom_filter=SPEC on "
+      "the gradient communicator, read by mca_coll_loomfilter (default: dense)" },
     { "quiet", OPT_FLAG, OFF(quiet), 0, 0, "", "print the SUMMARY line only" },
 };
 
@@ -174,6 +178,31 @@ static mlp_status_t parse_hidden(const opt_spec_t *s, const char *val, mlp_optio
     return MLP_OK;
 }
 
+double mlp_filter_momentum(const char *spec)
+{
+    const char *m = strstr(spec, "momentum=");
+
+    return m != NULL ? strtod(m + strlen("momentum="), NULL) : 0;
+}
+
+/* --filter's SPEC goes to the component unread (it alone decides what a
+ * spec means, and warns and runs dense on one it refuses); here only what
+ * an info value cannot carry is refused. */
+static mlp_status_t parse_spec(const opt_spec_t *s, const char *val, const char **out,
+                               mlp_error_t *err)
+{
+    if (val[0] == '\0') {
+        return mlp_fail(err, MLP_ERR_ARG, "--%s: the value is empty; give a spec such as "
+                        "topk:0.01, or leave --%s out for dense", s->name, s->name);
+    }
+    if (strlen(val) > MLP_FILTER_SPEC_MAX) {
+        return mlp_fail(err, MLP_ERR_ARG, "--%s: the spec has %zu characters; an MPI info "
+                        "value holds at most %d", s->name, strlen(val), MLP_FILTER_SPEC_MAX);
+    }
+    *out = val;
+    return MLP_OK;
+}
+
 static mlp_status_t parse_switch(const char *val, int *out, mlp_error_t *err)
 {
     if (strcmp(val, "on") == 0) {
@@ -213,6 +242,8 @@ static mlp_status_t opt_store(const opt_spec_t *s, const char *val, mlp_options_
         }
         *(const char **)field = val;
         return MLP_OK;
+    case OPT_SPEC:
+        return parse_spec(s, val, field, err);
     case OPT_HIDDEN:
         return parse_hidden(s, val, o, err);
     case OPT_SWITCH:
@@ -296,6 +327,11 @@ mlp_status_t mlp_options_parse(int argc, char **argv, mlp_options_t *opts, mlp_e
     if (opts->checkpoint_every > 0 && opts->checkpoint_dir == NULL) {
         return mlp_fail(err, MLP_ERR_ARG, "--checkpoint-every needs --checkpoint-dir DIR "
                         "(where to save)");
+    }
+    /* Momentum correction in the filter (Deep Gradient Compression) takes
+     * the place of the optimizer's: momentum must be applied once. */
+    if (opts->filter != NULL && mlp_filter_momentum(opts->filter) > 0) {
+        opts->momentum = 0;
     }
     return MLP_OK;
 }

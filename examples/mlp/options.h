@@ -30,14 +30,26 @@ typedef struct mlp_options {
     const char *checkpoint_dir; /* NULL: no checkpoints */
     long        checkpoint_every;   /* optimizer steps; 0: only resume */
     long        step_sleep_ms;  /* after each step: a slower model, for tests */
+    const char *filter;         /* NULL: dense; else the info key loom_filter's
+                                 * value, passed through as given */
     int         quiet;
 } mlp_options_t;
 
 #define MLP_DEFAULT_DATA_DIR "/usr/share/datasets/fashion-mnist"
 
+/* The longest --filter SPEC: an MPI info value's limit (MPI_MAX_INFO_VAL
+ * is 256 in Open MPI, terminator included). */
+#define MLP_FILTER_SPEC_MAX 255
+
 /* Parse argv into opts (defaults first).  MLP_HELP when --help was given,
  * MLP_ERR_ARG with err filled for a bad option. */
 mlp_status_t mlp_options_parse(int argc, char **argv, mlp_options_t *opts, mlp_error_t *err);
+
+/* The momentum=M option of a filter spec, 0 without one.  With it the
+ * filter applies momentum (its correction keeps momentum for the entries
+ * it delays), so the optimizer's is off: mlp_options_parse sets
+ * momentum to 0, never applying it twice. */
+double mlp_filter_momentum(const char *spec);
 
 /* The usage text, for --help. */
 void mlp_options_usage(FILE *out, const char *prog);

@@ -41,6 +41,7 @@ struct mlp_trainer {
     /* the whole run, this rank */
     unsigned long long   bytes_sent;
     long                 grad_allreduces, steps;
+    const mlp_loom_counter_t *counter;  /* NULL: no filter fields */
     mlp_ckpt_t          *ckpt;          /* NULL: no checkpoints */
     mlp_status_t         ckpt_status;   /* the first failed save */
     mlp_error_t          ckpt_err;
@@ -49,6 +50,11 @@ struct mlp_trainer {
 void mlp_trainer_set_checkpoint(mlp_trainer_t *t, mlp_ckpt_t *ck)
 {
     t->ckpt = ck;
+}
+
+void mlp_trainer_set_counter(mlp_trainer_t *t, const mlp_loom_counter_t *counter)
+{
+    t->counter = counter;
 }
 
 void mlp_share(long total, int rank, int size, long *start, long *len)
@@ -248,16 +254,52 @@ static long evaluate(mlp_trainer_t *t, long *seen_p)
     return correct;
 }
 
+/* The filter's byte counters at one moment, this process. */
+typedef struct filter_snap {
+    int                 found;          /* both variables there */
+    unsigned long long  sent, dense;
+    long                steps;
+} filter_snap_t;
+
+static void filter_snap_take(const mlp_trainer_t *t, filter_snap_t *snap)
+{
+    snap->steps = t->steps;
+    snap->found = t->counter != NULL &&
+                  mlp_loom_counter_get(t->counter, MLP_COUNTER_FILTER_SENT_BYTES, &snap->sent) &&
+                  mlp_loom_counter_get(t->counter, MLP_COUNTER_FILTER_DENSE_BYTES, &snap->dense);
+}
+
+/* " filter_sent_per_step=S filter_dense_per_step=D" for the epoch since
+ * `from` (rank 0's bytes), or "" when the filter's counters are not
+ * there. */
+static void filter_fields(const mlp_trainer_t *t, const filter_snap_t *from, char *buf,
+                          size_t len)
+{
+    filter_snap_t now;
+    long steps;
+
+    buf[0] = '\0';
+    filter_snap_take(t, &now);
+    if (!from->found || !now.found) {
+        return;
+    }
+    steps = now.steps - from->steps > 0 ? now.steps - from->steps : 1;
+    snprintf(buf, len, " filter_sent_per_step=%.0f filter_dense_per_step=%.0f",
+             (double)(now.sent - from->sent) / (double)steps,
+             (double)(now.dense - from->dense) / (double)steps);
+}
+
 enum { ST_LOSS, ST_CORRECT, ST_SEEN, ST_TEST_CORRECT, ST_TEST_SEEN, ST_COMPUTE, ST_COMM,
        ST_TRAIN, ST_COUNT };
 
 /* Test the model, sum the epoch's counters over ranks into the result,
  * print the epoch's line. */
 static void epoch_end(mlp_trainer_t *t, int epoch, double train_s, mlp_result_t *res,
-                         unsigned long long epoch_bytes)
+                      unsigned long long epoch_bytes, const filter_snap_t *filter0)
 {
     double st[ST_COUNT];
     long test_correct, test_seen;
+    char filter[128];
 
     test_correct = evaluate(t, &test_seen);
     st[ST_LOSS] = t->loss_sum;
@@ -282,10 +324,11 @@ static void epoch_end(mlp_trainer_t *t, int epoch, double train_s, mlp_result_t 
     res->comm_s += st[ST_COMM];
     res->compute_s += st[ST_COMPUTE];
     if (t->rank == 0 && !t->opts->quiet) {
+        filter_fields(t, filter0, filter, sizeof(filter));
         printf("epoch %d/%d loss=%.4f train_acc=%.4f test_acc=%.4f img_per_s=%.0f epoch_s=%.3f "
-               "comm_s=%.3f compute_s=%.3f bytes_sent=%llu\n", epoch + 1, t->opts->epochs,
+               "comm_s=%.3f compute_s=%.3f bytes_sent=%llu%s\n", epoch + 1, t->opts->epochs,
                res->loss, res->train_acc, res->test_acc, st[ST_SEEN] / st[ST_TRAIN],
-               st[ST_TRAIN], st[ST_COMM], st[ST_COMPUTE], epoch_bytes);
+               st[ST_TRAIN], st[ST_COMM], st[ST_COMPUTE], epoch_bytes, filter);
         fflush(stdout);
     }
 }
@@ -331,8 +374,27 @@ static int train_epoch(mlp_trainer_t *t, int epoch, long first)
     return 0;
 }
 
+/* 1 when every rank holds the same parameter bits: a hash of them,
+ * compared as its maximum and its complement's maximum (the minimum's
+ * complement) in one allreduce of integers, which no filter touches. */
+static int replicas_identical(const mlp_trainer_t *t)
+{
+    const unsigned char *p = (const unsigned char *)t->model->params;
+    size_t i, n = t->model->num_params * sizeof(double);
+    unsigned long long h = 14695981039346656037ULL, mm[2];
+
+    for (i = 0; i < n; ++i) {
+        h = (h ^ p[i]) * 1099511628211ULL;
+    }
+    mm[0] = h;
+    mm[1] = ~h;
+    MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return mm[0] == h && mm[1] == ~h;
+}
+
 mlp_status_t mlp_trainer_run(mlp_trainer_t *t, mlp_result_t *res, mlp_error_t *err)
 {
+    filter_snap_t filter0;
     unsigned long long bytes0;
     double t0;
     int epoch, stop = 0;
@@ -356,15 +418,18 @@ mlp_status_t mlp_trainer_run(mlp_trainer_t *t, mlp_result_t *res, mlp_error_t *e
         t->loss_sum = t->comm_s = t->compute_s = 0.0;
         t->correct = t->seen = 0;
         bytes0 = t->bytes_sent;
+        filter_snap_take(t, &filter0);
         t0 = MPI_Wtime();
         stop = train_epoch(t, epoch, epoch == from.epoch ? from.batch : 0);
-        epoch_end(t, epoch, MPI_Wtime() - t0, res, t->bytes_sent - bytes0);
+        epoch_end(t, epoch, MPI_Wtime() - t0, res, t->bytes_sent - bytes0, &filter0);
     }
+    res->replicas_identical = replicas_identical(t);
     if (t->ckpt_status != MLP_OK) {
         *err = t->ckpt_err;
         return t->ckpt_status;
     }
     res->steps = t->steps;
+    res->steps_run = t->steps - from.steps;
     res->bytes_sent = t->bytes_sent;
     res->grad_allreduces = t->grad_allreduces;
     return MLP_OK;

@@ -12,6 +12,7 @@
 #include "checkpoint.h"
 #include "common.h"
 #include "data.h"
+#include "loom_counter.h"
 #include "model.h"
 #include "options.h"
 
@@ -21,6 +22,7 @@ typedef struct mlp_trainer mlp_trainer_t;
 typedef struct mlp_result {
     int                 epochs;
     long                steps;          /* optimizer steps */
+    long                steps_run;      /* of them, this run's (not before a resume) */
     double              loss;           /* mean loss of the last epoch */
     double              train_acc;      /* of the last epoch's batches */
     double              test_acc;       /* after the last epoch */
@@ -28,6 +30,7 @@ typedef struct mlp_result {
     double              train_s, comm_s, compute_s;
     unsigned long long  bytes_sent;     /* this rank's gradient allreduce payload */
     long                grad_allreduces;
+    int                 replicas_identical; /* every rank ends with the same bits */
 } mlp_result_t;
 
 /* The trainer borrows everything it is given; comm is the gradient
@@ -41,8 +44,14 @@ void mlp_trainer_destroy(mlp_trainer_t *t);
  * save every opts->checkpoint_every steps.  ck stays the caller's. */
 void mlp_trainer_set_checkpoint(mlp_trainer_t *t, mlp_ckpt_t *ck);
 
+/* Loom's counters, for the epoch lines' filter fields (printed when the
+ * filter's variables are there).  counter stays the caller's. */
+void mlp_trainer_set_counter(mlp_trainer_t *t, const mlp_loom_counter_t *counter);
+
 /* Train for opts->epochs (or opts->steps); rank 0 prints a line per epoch
- * unless quiet.  Collective over comm. */
+ * unless quiet; then compare the parameters' bits across ranks (a lossy
+ * filter must still leave every replica the same).  Collective over comm
+ * and MPI_COMM_WORLD. */
 mlp_status_t mlp_trainer_run(mlp_trainer_t *t, mlp_result_t *result, mlp_error_t *err);
 
 /* The contiguous share [*start, *start + *len) of `total` items that rank

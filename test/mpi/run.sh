@@ -61,6 +61,18 @@ esac
 case $program in
     mpi_progress_thread) set -- "$@" --mca coll_loom_progress_thread 1 ;;
 esac
+# mca_coll_loomfilter's tests: its priority above loom's 100 here (but
+# for the case that checks the warning when it is below), and the MCA
+# parameter that opts every communicator in (mpi_filter.c).
+case $program in
+    mpi_filter|mpi_filter_mca|mpi_filter_mca_bad)
+        set -- "$@" --mca coll_loomfilter_priority 110 ;;
+    mpi_filter_below) set -- "$@" --mca coll_loomfilter_priority 90 ;;
+esac
+case $program in
+    mpi_filter_mca) set -- "$@" --mca coll_loomfilter_filter topk:0.01 ;;
+    mpi_filter_mca_bad) set -- "$@" --mca coll_loomfilter_filter topk:2 ;;
+esac
 
 # A sanitizer build (test/sanitize.am) sets the sanitizers' options, and
 # in LOOM_MPITEST_ASAN_OPTIONS those for the ranks alone; the ranks get

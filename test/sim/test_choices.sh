@@ -25,8 +25,8 @@ rig="--ranks-per-node 2 --nodes-per-rack 2 --nics-per-node 1 --set intra_rack_gb
 { "$sim" choices $points $rig --map-by core && "$sim" choices $points $rig --map-by node; } \
     >"$tmp/cluster.txt" || fail "loom-sim choices (emulated cluster) exited $?"
 
-# Each table: 5 collectives x 10 rank counts x 14 sizes, per placement.
-for t in default:700 cluster:1400; do
+# Each table: 6 collectives x 10 rank counts x 14 sizes, per placement.
+for t in default:840 cluster:1680; do
     name=${t%%:*} want=${t#*:}
     got=$(grep -vc '^#' "$tmp/$name.txt")
     [ "$got" -eq "$want" ] || fail "$name: $got choices, expected $want"

@@ -68,3 +68,39 @@ expect_loom() {
     check "$calls > 0 && $calls >= $grads" \
         "Loom ran $calls allreduces for $grads gradient allreduces in $1"
 }
+
+# The filter component (mca_coll_loomfilter) over Loom: Loom's priority is
+# raised to 100 above, so the filter's must be higher still for it to take
+# the allreduces of the communicators that ask for filtering.
+# shellcheck disable=SC2034  # for the scripts that source this file
+filter_mca=(--mca coll_loomfilter_priority 101)
+
+# has_field NAME OUT: OUT's SUMMARY line has NAME=.
+has_field() {
+    grep -q "^SUMMARY.* $1=" "$2"
+}
+
+# expect_filter_counters OUT: the filter component is loaded in this run:
+# its MPI_T variables are in the SUMMARY line.  Without them the test
+# fails: filtering that cannot be seen cannot be checked.
+expect_filter_counters() {
+    local v
+    for v in filter_calls filter_sent_bytes filter_dense_bytes; do
+        has_field "$v" "$1" || fail "no $v= in the SUMMARY line of $1: mca_coll_loomfilter" \
+            "is not loaded (is $top_build/.libs/mca_coll_loomfilter.so built?) or does not" \
+            "publish coll_loomfilter_${v#filter_}"
+    done
+}
+
+# expect_filtered OUT: the filter ran and sent less than dense would have.
+expect_filtered() {
+    local calls sent dense
+    expect_filter_counters "$1"
+    calls=$(field filter_calls "$1")
+    sent=$(field filter_sent_bytes "$1")
+    dense=$(field filter_dense_bytes "$1")
+    check "$calls > 0" "the filter ran no calls (filter_calls=0) in $1"
+    check "$sent < $dense" "the filter sent $sent bytes, not less than dense's $dense, in $1"
+    [ "$(field replicas "$1")" = identical ] ||
+        fail "the ranks ended with different parameters in $1 (replicas=differ)"
+}

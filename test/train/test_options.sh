@@ -19,8 +19,16 @@ expect_error 2 "--overlap: 'maybe' is not valid; give on or off" --overlap=maybe
 expect_error 2 "--momentum: '1' is not valid; give a number from 0 to" --momentum 1
 expect_error 2 "unknown option '--epoch'" --epoch 3
 expect_error 2 "--lr needs a value" --lr
+# --filter passes its SPEC to the component unread; only what an MPI info
+# value cannot hold is refused here.
+expect_error 2 "--filter: the value is empty; give a spec such as topk:0.01" --filter=
+expect_error 2 "--filter needs a value" --filter
+long=$(printf 'topk:0.01,warmup=%0250d' 0)
+expect_error 2 "--filter: the spec has 267 characters; an MPI info value holds at most 255" \
+    --filter "$long"
 missing="cannot open /nonexistent/train-images-idx3-ubyte.gz: No such file or directory;"
 missing="$missing install Debian's dataset-fashion-mnist or pass --data DIR"
 expect_error 1 "$missing" --data /nonexistent
 expect_error 0 "--hidden" --help
+expect_error 0 "--filter       SPEC" --help
 echo "PASS: bad options are refused with clear messages"

@@ -92,8 +92,9 @@ static double loom_sim_links_error(const loom_sim_options_t *o, loom_sim_model_t
 
     loom_sim_scale_links(m, pp, lg);
     for (i = 0; i < b->n; ++i) {
-        if (loom_sim_predict(&loom_sim_coll_allreduce, m, o->bench_ranks, b->bytes[i], o->bench_alg, o->in_place, &row) !=
-                LOOM_OK || !row.ok || !(b->time_s[i] > 0)) {
+        if (loom_sim_predict(&loom_sim_coll_allreduce, m, o->bench_ranks, b->bytes[i],
+                             o->bench_alg, o->in_place, NULL, &row) != LOOM_OK ||
+            !row.ok || !(b->time_s[i] > 0)) {
             return HUGE_VAL;
         }
         d = log(row.time_s / b->time_s[i]);
@@ -177,7 +178,7 @@ int loom_sim_calibrate_main(const loom_sim_options_t *o)
             loom_sim_row_t row;
 
             if (loom_sim_predict(&loom_sim_coll_allreduce, &m, o->bench_ranks, bench.bytes[i], o->bench_alg,
-                                 o->in_place, &row) == LOOM_OK && row.ok) {
+                                 o->in_place, NULL, &row) == LOOM_OK && row.ok) {
                 fprintf(stderr, "loom-sim:   %zu bytes: measured %.1f us, fitted %.1f us "
                         "(%+.1f%%)\n", bench.bytes[i], bench.time_s[i] * 1e6, row.time_s * 1e6,
                         (row.time_s / bench.time_s[i] - 1) * 100);

@@ -5,6 +5,9 @@
 #include "coll/core/bcast/bcast.h"
 #include "coll/core/reduce/reduce.h"
 #include "coll/core/reduce_scatter/reduce_scatter.h"
+#include "coll/core/sparse/sparse.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -43,9 +46,24 @@ static const loom_sim_coll_t loom_sim_coll_reduce_scatter = {
     .ndefaults = 3, .total = 1, .bus_num = 1,
 };
 
+static const char *const loom_sim_sparse_arms[] = {
+    [LOOM_SPARSE_PATH_SPARSE] = "sparse", [LOOM_SPARSE_PATH_DENSE] = "dense",
+};
+
+/* The size is the dense vector; algbw its bytes over the time and busbw
+ * allreduce's factor, so that its rows read against the dense
+ * allreduce's (docs/loom-sim.md). */
+static const loom_sim_coll_t loom_sim_coll_sparse_allreduce = {
+    .engine = &loom_sparse_allreduce_collective,
+    .defaults = { LOOM_SPARSE_ALLGATHER },
+    .ndefaults = 1, .bus_num = 2, .sparse = 1,
+    .arm_names = loom_sim_sparse_arms,
+    .narms = (int)(sizeof(loom_sim_sparse_arms) / sizeof(loom_sim_sparse_arms[0])),
+};
+
 static const loom_sim_coll_t *const loom_sim_colls[] = {
     &loom_sim_coll_allreduce, &loom_sim_coll_bcast, &loom_sim_coll_reduce,
-    &loom_sim_coll_allgather, &loom_sim_coll_reduce_scatter,
+    &loom_sim_coll_allgather, &loom_sim_coll_reduce_scatter, &loom_sim_coll_sparse_allreduce,
 };
 
 #define LOOM_SIM_NCOLLS ((int)(sizeof(loom_sim_colls) / sizeof(loom_sim_colls[0])))
@@ -106,6 +124,19 @@ void loom_sim_select(const loom_sim_coll_t *coll, const loom_coll_config_t *cfg,
 
     loom_coll_force(coll->engine, &use, forced);
     coll->engine->select(&use, team, bytes, 1, choice_p);
+}
+
+size_t loom_sim_sparse_k(double density, size_t count)
+{
+    double x = density * (double)count;
+
+    /* Less a rounding error: 0.001 of 1000 elements is 1 pair, not 2. */
+    return (size_t)ceil(x - x * 1e-12);
+}
+
+const char *loom_sim_coll_arm_name(const loom_sim_coll_t *coll, int arm)
+{
+    return arm > 0 && arm < coll->narms ? coll->arm_names[arm] : NULL;
 }
 
 double loom_sim_coll_busbw(const loom_sim_coll_t *coll, double algbw, int p)

@@ -7,7 +7,9 @@
  * Sizes follow nccl-tests: the vector of allreduce, bcast and reduce;
  * the whole gathered vector of allgather (each rank contributes size/p)
  * and the whole input of reduce_scatter (each rank keeps size/p).  Rooted
- * collectives use root 0.
+ * collectives use root 0.  The sparse allreduce's size is the dense
+ * vector's; its plans take every rank's selection from --density
+ * (loom_sim_sparse_t).
  */
 #ifndef LOOM_SIM_COLL_H
 #define LOOM_SIM_COLL_H
@@ -28,7 +30,23 @@ typedef struct loom_sim_coll {
                                          * reduce_scatter) */
     double              bus_num;        /* busbw = algbw * bus_num * (p-1)/p, or
                                          * algbw when bus_num is 0 */
+    int                 sparse;         /* plans need args->sparse (sparse.h):
+                                         * a modeled selection, loom_sim_sparse_t */
+    /* The path each arm (sched.h) of its plans stands for, shown after
+     * the algorithm's name; NULL: plans without arms. */
+    const char *const   *arm_names;
+    int                 narms;
 } loom_sim_coll_t;
+
+/* The sparse allreduce's selection in a simulated run: every rank
+ * selects k = ceil(density * count) elements (count: the size in
+ * floats), and the dense ring replaces the pairs as path says. */
+typedef struct loom_sim_sparse {
+    double              density;        /* (0, 1] */
+    int                 path;           /* loom_sparse_path_t */
+} loom_sim_sparse_t;
+
+#define LOOM_SIM_SPARSE_DENSITY 0.01    /* --density's default */
 
 extern const loom_sim_coll_t loom_sim_coll_allreduce;
 
@@ -53,6 +71,13 @@ int loom_sim_coll_alg(const loom_sim_coll_t *coll, const char *name);
 void loom_sim_select(const loom_sim_coll_t *coll, const loom_coll_config_t *cfg,
                      const loom_team_t *team, size_t bytes, int forced,
                      loom_choice_t *choice_p);
+
+/* The pairs every rank selects: ceil(density * count), count elements. */
+size_t loom_sim_sparse_k(double density, size_t count);
+
+/* The name of the path arm arm stands for in coll's plans ("sparse",
+ * "dense"); NULL when it names none. */
+const char *loom_sim_coll_arm_name(const loom_sim_coll_t *coll, int arm);
 
 /* nccl-tests' bus bandwidth for algbw on p ranks. */
 double loom_sim_coll_busbw(const loom_sim_coll_t *coll, double algbw, int p);

@@ -1,9 +1,11 @@
 /* loom-sim's command line (options.h). */
 #include "options.h"
 #include "coll/core/allreduce/allreduce.h"
+#include "coll/core/sparse/sparse.h"
 #include "tools/common/size.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@ enum {   /* long options without a short form */
     LOOM_SIM_OPT_RPN, LOOM_SIM_OPT_NPR, LOOM_SIM_OPT_NICS, LOOM_SIM_OPT_MAP,
     LOOM_SIM_OPT_OVERSUB, LOOM_SIM_OPT_NODES, LOOM_SIM_OPT_SET, LOOM_SIM_OPT_IN_PLACE,
     LOOM_SIM_OPT_PINGPONG, LOOM_SIM_OPT_BENCH, LOOM_SIM_OPT_BENCH_ALG, LOOM_SIM_OPT_BENCH_NP,
-    LOOM_SIM_OPT_NO_FOLD, LOOM_SIM_OPT_ORDER
+    LOOM_SIM_OPT_NO_FOLD, LOOM_SIM_OPT_ORDER, LOOM_SIM_OPT_DENSITY, LOOM_SIM_OPT_SPARSE_PATH
 };
 
 static const struct option loom_sim_long_options[] = {
@@ -42,6 +44,8 @@ static const struct option loom_sim_long_options[] = {
     { "in-place", no_argument, NULL, LOOM_SIM_OPT_IN_PLACE },
     { "no-fold", no_argument, NULL, LOOM_SIM_OPT_NO_FOLD },
     { "order", required_argument, NULL, LOOM_SIM_OPT_ORDER },
+    { "density", required_argument, NULL, LOOM_SIM_OPT_DENSITY },
+    { "sparse-path", required_argument, NULL, LOOM_SIM_OPT_SPARSE_PATH },
     { "pingpong", required_argument, NULL, LOOM_SIM_OPT_PINGPONG },
     { "bench", required_argument, NULL, LOOM_SIM_OPT_BENCH },
     { "bench-algorithm", required_argument, NULL, LOOM_SIM_OPT_BENCH_ALG },
@@ -63,9 +67,10 @@ static void loom_sim_usage(FILE *out)
         "busbw per algorithm, rank count and size, with the algorithm Loom's cost\n"
         "model chooses (docs/loom-sim.md).\n"
         "\n"
-        "  -c, --coll NAME          allreduce (default), bcast, reduce, allgather or\n"
-        "                           reduce_scatter; sizes as nccl-tests: allgather's\n"
-        "                           and reduce_scatter's are the whole vector\n"
+        "  -c, --coll NAME          allreduce (default), bcast, reduce, allgather,\n"
+        "                           reduce_scatter or sparse_allreduce; sizes as\n"
+        "                           nccl-tests: allgather's and reduce_scatter's are\n"
+        "                           the whole vector, sparse_allreduce's the dense one\n"
         "  -a, --algorithms LIST    comma-separated names of the collective's\n"
         "                           algorithms, auto (Loom's choice), or all (all but\n"
         "                           reproducible).  allreduce: ring, recursive_doubling,\n"
@@ -76,7 +81,8 @@ static void loom_sim_usage(FILE *out)
         "                           binomial, reduce_scatter_gather, chain,\n"
         "                           hierarchical, reproducible; allgather: bruck, ring,\n"
         "                           hierarchical; reduce_scatter: recursive_halving,\n"
-        "                           ring, hierarchical, reproducible (default: all)\n"
+        "                           ring, hierarchical, reproducible; sparse_allreduce:\n"
+        "                           allgather (default: all)\n"
         "  -p, --ranks LIST         comma-separated rank counts, or A:B for the powers\n"
         "                           of two from A to B (default 8:4096)\n"
         "  -b, --minbytes SIZE      smallest message (default 1K)\n"
@@ -100,6 +106,12 @@ static void loom_sim_usage(FILE *out)
         "                           random:SEED, or the rank at each position,\n"
         "                           comma-separated (e.g. 3,1,0,2; then -p must be\n"
         "                           that one rank count).  Default: rank order\n"
+        "      --density D          sparse_allreduce: the fraction of the vector (of\n"
+        "                           floats) every rank selects, 0 < D <= 1: k =\n"
+        "                           ceil(D * count) pairs each (default 0.01)\n"
+        "      --sparse-path PATH   sparse_allreduce: model (the engine's cost model\n"
+        "                           picks pairs or dense, the default), sparse or\n"
+        "                           dense (forced)\n"
         "      --csv FILE           also write the results as CSV\n"
         "      --plot FILE.png      busbw against rank count (against size when one\n"
         "                           rank count), one line per algorithm, with gnuplot\n"
@@ -372,6 +384,41 @@ int loom_sim_order_fill(const loom_sim_options_t *o, int p, int *order)
     }
 }
 
+/* --density: a fraction of the vector, 0 < D <= 1. */
+static loom_sim_parse_t loom_sim_parse_density(const char *text, FILE *err,
+                                               loom_sim_options_t *o)
+{
+    char *end;
+    double d;
+
+    errno = 0;
+    d = strtod(text, &end);
+    if (end == text || *end != '\0' || errno != 0 || !isfinite(d) || !(d > 0) || d > 1) {
+        return LOOM_SIM_ERR("--density: '%s' is not a fraction of the vector in (0, 1] "
+                            "(e.g. 0.01: every rank selects 1%% of its elements)\n", text);
+    }
+    o->sparse.density = d;
+    return LOOM_SIM_PARSE_OK;
+}
+
+static loom_sim_parse_t loom_sim_parse_sparse_path(const char *text, FILE *err,
+                                                   loom_sim_options_t *o)
+{
+    static const char *const names[] = {
+        [LOOM_SPARSE_PATH_MODEL] = "model", [LOOM_SPARSE_PATH_SPARSE] = "sparse",
+        [LOOM_SPARSE_PATH_DENSE] = "dense",
+    };
+    int i;
+
+    for (i = 0; i < (int)(sizeof(names) / sizeof(names[0])); ++i) {
+        if (strcmp(text, names[i]) == 0) {
+            o->sparse.path = i;
+            return LOOM_SIM_PARSE_OK;
+        }
+    }
+    return LOOM_SIM_ERR("--sparse-path: '%s' is not model, sparse or dense\n", text);
+}
+
 static loom_sim_parse_t loom_sim_model_opt(const char *opt, const char *key, const char *value,
                                            FILE *err, loom_sim_options_t *o)
 {
@@ -390,7 +437,9 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
         .mode = LOOM_SIM_MODE_RUN, .coll = &loom_sim_coll_allreduce,
         .min_bytes = 1 << 10, .max_bytes = (size_t)512 << 20, .factor = 2,
         .bench_alg = LOOM_ALLREDUCE_RING, .bench_ranks = 0, .jobs = loom_sim_default_jobs(),
+        .sparse = { .density = LOOM_SIM_SPARSE_DENSITY, .path = LOOM_SPARSE_PATH_MODEL },
     };
+    const char *sparse_opt = NULL;  /* the first sparse option given */
     /* Model options apply after --model, whatever their order. */
     const char *model_path = NULL, *sets[64], *set_opts[64], *algs_text = NULL;
     loom_sim_parse_t rc;
@@ -487,6 +536,14 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
         case LOOM_SIM_OPT_ORDER:
             rc = loom_sim_parse_order(optarg, err, &o);
             break;
+        case LOOM_SIM_OPT_DENSITY:
+            sparse_opt = sparse_opt != NULL ? sparse_opt : "--density";
+            rc = loom_sim_parse_density(optarg, err, &o);
+            break;
+        case LOOM_SIM_OPT_SPARSE_PATH:
+            sparse_opt = sparse_opt != NULL ? sparse_opt : "--sparse-path";
+            rc = loom_sim_parse_sparse_path(optarg, err, &o);
+            break;
         case LOOM_SIM_OPT_PINGPONG:
             o.pingpong_path = optarg;
             break;
@@ -557,6 +614,9 @@ loom_sim_parse_t loom_sim_options_parse(int argc, char **argv, FILE *err,
     }
     if (loom_sim_model_check(&o.model, msg, sizeof(msg)) != LOOM_OK) {
         return LOOM_SIM_ERR("model: %s\n", msg);
+    }
+    if (sparse_opt != NULL && (o.mode != LOOM_SIM_MODE_RUN || !o.coll->sparse)) {
+        return LOOM_SIM_ERR("%s: applies to a run of -c sparse_allreduce only\n", sparse_opt);
     }
     rc = loom_sim_parse_algs(algs_text, err, &o);
     if (rc != LOOM_SIM_PARSE_OK) {

@@ -53,6 +53,7 @@ typedef struct loom_sim_options {
     size_t              plot_bytes;     /* 0: the largest size */
     int                 quiet;          /* no table */
     int                 jobs;           /* points simulated at once (threads) */
+    loom_sim_sparse_t   sparse;         /* -c sparse_allreduce: --density, --sparse-path */
     /* calibrate */
     const char          *pingpong_path;
     const char          *bench_path;

@@ -7,14 +7,30 @@
 #include <string.h>
 #include <sys/wait.h>
 
+/* The algorithm that ran, with the path its plans took when they have
+ * arms (allgather(sparse)). */
+static const char *loom_sim_ran_label(const loom_sim_coll_t *coll, const loom_sim_row_t *r,
+                                      char *buf, size_t len)
+{
+    const char *arm = r->ok ? loom_sim_coll_arm_name(coll, r->arm) : NULL;
+
+    if (arm == NULL) {
+        return coll->engine->alg_names[r->ran_alg];
+    }
+    snprintf(buf, len, "%s(%s)", coll->engine->alg_names[r->ran_alg], arm);
+    return buf;
+}
+
 static const char *loom_sim_alg_label(const loom_sim_coll_t *coll, const loom_sim_row_t *r,
                                      char *buf, size_t len)
 {
+    char ran[64];
+
     if (r->alg == 0) {
-        snprintf(buf, len, "auto=%s", coll->engine->alg_names[r->ran_alg]);
+        snprintf(buf, len, "auto=%s", loom_sim_ran_label(coll, r, ran, sizeof(ran)));
         return buf;
     }
-    return coll->engine->alg_names[r->alg];
+    return loom_sim_ran_label(coll, r, buf, len);
 }
 
 void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_sim_sweep_t *sw)
@@ -35,6 +51,12 @@ void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_si
     }
     fprintf(out, "# reduce %.4g GB/s, copy %.4g GB/s; '*' marks Loom's choice\n",
             m->reduce_gbs, m->copy_gbs);
+    if (o->coll->sparse) {
+        fprintf(out, "# every rank selects %.4g of the vector (k = ceil(D * count) floats), "
+                "path %s; algbw: the dense vector's bytes / time\n", o->sparse.density,
+                o->sparse.path == 0 ? "by the cost model" : o->sparse.path == 1 ? "sparse (forced)"
+                                                                              : "dense (forced)");
+    }
     fprintf(out, "%7s %6s %6s %9s  %-26s %7s %14s %10s %10s  %s\n", "ranks", "nodes", "racks",
             "size", "algorithm", "segment", "time(us)", "algbw", "busbw", "loom chooses");
     for (i = 0; i < sw->nrows; ++i) {
@@ -61,6 +83,7 @@ void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_si
 int loom_sim_output_csv(const char *path, const loom_sim_options_t *o, const loom_sim_sweep_t *sw)
 {
     FILE *f = fopen(path, "w");
+    char ran[64];
     int i;
 
     if (f == NULL) {
@@ -74,7 +97,7 @@ int loom_sim_output_csv(const char *path, const loom_sim_options_t *o, const loo
 
         fprintf(f, "%s,%d,%d,%d,%zu,%s,%s,%zu,", o->coll->engine->name, r->ranks, r->nodes,
                 r->racks, r->bytes, o->coll->engine->alg_names[r->alg],
-                o->coll->engine->alg_names[r->ran_alg], r->seg_bytes);
+                loom_sim_ran_label(o->coll, r, ran, sizeof(ran)), r->seg_bytes);
         if (r->ok) {
             fprintf(f, "%.4f,%.6f,%.6f,", r->time_s * 1e6, r->algbw_gbs, r->busbw_gbs);
         } else {

@@ -1,10 +1,14 @@
 /* The sweep over rank counts, algorithms and sizes (sweep.h). */
 #include "sweep.h"
 #include "coll/sim/exec.h"
+#include "coll/core/select/cost_links.h"
+#include "coll/core/sparse/sparse.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static double loom_sim_now(void)
 {
@@ -34,14 +38,72 @@ void loom_sim_config(const loom_sim_model_t *m, loom_coll_config_t *cfg)
         cfg->cost_spine_bandwidth_mbs > 0 ? cfg->cost_spine_bandwidth_mbs : 1;
 }
 
+/* Never called: the simulator runs no compute step (exec.h), and a
+ * modeled plan takes its selection from model_k.  The plan only asks
+ * that there be one. */
+static loom_status_t loom_sim_sparse_select(void *ctx, void *block, size_t *k_p)
+{
+    (void)ctx;
+    (void)block;
+    (void)k_p;
+    return LOOM_ERR_UNSUPPORTED;
+}
+
+/* The sparse allreduce's args for size bytes of floats: every rank's
+ * selection k = ceil(density * count), its bound the same, and the model
+ * its switch to dense prices with the engine's, as a flat algorithm sees
+ * the team's links (cost_links.h: both of its paths are flat rings). */
+static void loom_sim_sparse_args(const loom_sim_sparse_t *sp, const loom_coll_config_t *cfg,
+                                 const loom_team_t *team, size_t bytes,
+                                 loom_sparse_args_t *args)
+{
+    loom_coll_config_t flat;
+    loom_cost_links_t links;
+    size_t k = loom_sim_sparse_k(sp->density, bytes / sizeof(float));
+
+    *args = (loom_sparse_args_t){
+        .select = loom_sim_sparse_select, .kmax = k,
+        .cost = loom_cost_from_config(loom_cost_links_prepare(cfg, team, &links, &flat)),
+        .path = (loom_sparse_path_t)sp->path, .modeled = 1, .model_k = k,
+    };
+}
+
+/* Whether the sparse allreduce's plans fit in memory: each allocates a
+ * block of kmax pairs for every rank (sparse_allgather.c; a pair of a
+ * float is 8 bytes), and the scratch pool rounds it up to a power of two
+ * and touches every page.  Two are alive at once while a folded run is
+ * checked.  Refused, with a message, beyond half the machine's memory:
+ * p x 2 n bytes at density 1 would take the machine down instead. */
+static loom_status_t loom_sim_sparse_fits(int p, size_t bytes, const loom_sparse_args_t *sp)
+{
+    double block = (double)((sp->kmax * 8 + 63) / 64 * 64), need = 1, have;
+
+    while (need < block * p) {
+        need *= 2;
+    }
+    have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (have > 0 && 2 * need > have / 2) {
+        fprintf(stderr, "loom-sim: sparse_allreduce on %d ranks of %zu bytes: each plan "
+                "allocates a block of %zu pairs for every rank, %.1f GiB (twice while a "
+                "folded run is checked), over half of this machine's %.1f GiB; lower -p, -e "
+                "or --density\n", p, bytes, sp->kmax, need / (1 << 30), have / (1 << 30));
+        return LOOM_ERR_NO_MEMORY;
+    }
+    return LOOM_OK;
+}
+
 /* One point on prog's layout; prog is rebuilt in place (exec.h). */
 static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
                                          const loom_sim_model_t *model, loom_sim_prog_t *prog,
                                          const loom_sim_layout_t *lay, size_t bytes, int alg,
-                                         int in_place, int fold, loom_sim_row_t *row)
+                                         int in_place, int fold, const loom_sim_sparse_t *sp,
+                                         loom_sim_row_t *row)
 {
+    static const loom_sim_sparse_t sp_default = { .density = LOOM_SIM_SPARSE_DENSITY,
+                                                  .path = LOOM_SPARSE_PATH_MODEL };
     loom_choice_t choice, forced;
     loom_coll_config_t cfg;
+    loom_sparse_args_t sparse;
     loom_sim_result_t res;
     loom_status_t status;
     loom_team_t *team;
@@ -55,7 +117,16 @@ static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
     loom_sim_select(coll, &cfg, team, bytes, 0, &choice);
     /* The segment and depth the engine uses when the algorithm is forced. */
     loom_sim_select(coll, &cfg, team, bytes, alg != 0 ? alg : choice.alg, &forced);
+    if (coll->sparse) {
+        loom_sim_sparse_args(sp != NULL ? sp : &sp_default, &cfg, team, bytes, &sparse);
+    }
     loom_team_destroy(team);
+    if (coll->sparse) {
+        status = loom_sim_sparse_fits(p, bytes, &sparse);
+        if (status != LOOM_OK) {
+            return status;
+        }
+    }
     if (alg == 0) {
         forced = choice;
     }
@@ -71,7 +142,7 @@ static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
                                     .total = coll->total,
                                     .seg_bytes = forced.seg_bytes,
                                     .depth = forced.depth, .in_place = in_place,
-                                    .fold = fold });
+                                    .fold = fold, .sparse = coll->sparse ? &sparse : NULL });
     if (status == LOOM_ERR_UNSUPPORTED) {
         return LOOM_OK;   /* the row says the plan refused */
     }
@@ -83,6 +154,7 @@ static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
         return status;
     }
     row->ok = 1;
+    row->arm = loom_sim_prog_arm(prog);
     row->time_s = res.time_s;
     row->algbw_gbs = res.time_s > 0 ? (double)bytes / res.time_s * 1e-9 : 0;
     row->busbw_gbs = loom_sim_coll_busbw(coll, row->algbw_gbs, p);
@@ -90,7 +162,8 @@ static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
 }
 
 loom_status_t loom_sim_predict(const loom_sim_coll_t *coll, const loom_sim_model_t *model, int p,
-                               size_t bytes, int alg, int in_place, loom_sim_row_t *row_p)
+                               size_t bytes, int alg, int in_place, const loom_sim_sparse_t *sp,
+                               loom_sim_row_t *row_p)
 {
     loom_sim_layout_t *lay;
     loom_sim_prog_t *prog;
@@ -101,7 +174,8 @@ loom_status_t loom_sim_predict(const loom_sim_coll_t *coll, const loom_sim_model
     }
     status = loom_sim_prog_create(lay, &prog);
     if (status == LOOM_OK) {
-        status = loom_sim_predict_on(coll, model, prog, lay, bytes, alg, in_place, 1, row_p);
+        status = loom_sim_predict_on(coll, model, prog, lay, bytes, alg, in_place, 1, sp,
+                                     row_p);
         loom_sim_prog_destroy(prog);
     }
     loom_sim_layout_destroy(lay);
@@ -147,7 +221,7 @@ static void *loom_sim_batch_work(void *arg)
         }
         status = loom_sim_predict_on(o->coll, &o->model, prog, b->lay, bytes,
                                      o->algs[i % o->nalgs],
-                                     o->in_place, !o->no_fold, &b->rows[i]);
+                                     o->in_place, !o->no_fold, &o->sparse, &b->rows[i]);
         pthread_mutex_lock(&b->lock);
         b->done++;
         if (b->progress != NULL) {

@@ -14,6 +14,7 @@ typedef struct loom_sim_row {
     int     ran_alg;        /* what ran (the choice for AUTO) */
     size_t  seg_bytes;
     int     ok;             /* 0: the plan refused (time and bandwidths unset) */
+    int     arm;            /* the arm its plans took (coll.h's arm_names), 0: none */
     double  time_s, algbw_gbs, busbw_gbs;
     int     choice_alg;     /* Loom's cost model at this point */
     size_t  choice_seg;
@@ -39,8 +40,10 @@ void loom_sim_sweep_free(loom_sim_sweep_t *sweep);
 void loom_sim_config(const loom_sim_model_t *m, loom_coll_config_t *cfg);
 
 /* The prediction of one algorithm of coll (0, auto: Loom's choice) at one
- * point. */
+ * point; sp: the sparse allreduce's selection (NULL: --density's
+ * default; ignored by the other collectives). */
 loom_status_t loom_sim_predict(const loom_sim_coll_t *coll, const loom_sim_model_t *model, int p,
-                               size_t bytes, int alg, int in_place, loom_sim_row_t *row_p);
+                               size_t bytes, int alg, int in_place, const loom_sim_sparse_t *sp,
+                               loom_sim_row_t *row_p);
 
 #endif

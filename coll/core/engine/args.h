@@ -51,6 +51,9 @@ typedef struct loom_coll_args {
      * then may the selection run it through the node segment, which
      * blocks (collective.h). */
     int                 blocking;
+    /* The sparse allreduce: its selection and switch (sparse.h); NULL
+     * for every other collective. */
+    const struct loom_sparse_args *sparse;
 } loom_coll_args_t;
 
 #endif

@@ -12,6 +12,7 @@ typedef enum loom_coll_kind {
     LOOM_COLL_REDUCE,
     LOOM_COLL_ALLGATHER,        /* and allgatherv */
     LOOM_COLL_REDUCE_SCATTER,   /* and reduce_scatter_block */
+    LOOM_COLL_SPARSE_ALLREDUCE, /* selections of (index, value) pairs summed dense */
     LOOM_COLL_KIND_COUNT
 } loom_coll_kind_t;
 

@@ -3,6 +3,7 @@
 #include "coll/core/engine/tag.h"
 #include "common/log.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,10 @@ loom_status_t loom_sched_create(loom_team_t *team, const loom_coll_args_t *args,
     sched->scratch_bytes = 0;
     sched->build_status  = LOOM_OK;
     sched->busy          = 0;
+    sched->build_arm     = 0;
+    sched->taken_arm     = 0;
+    sched->arm_status    = LOOM_OK;
+    sched->naccess       = 0;
     sched->team   = team;
     sched->args   = *args;
     sched->alg_id = alg_id;
@@ -83,6 +88,7 @@ void loom_sched_free_spares(loom_team_t *team)
     for (sched = team->spare_scheds; sched != NULL; sched = next) {
         next = sched->next_spare;
         free(sched->ints);
+        free(sched->access);
         free(sched->exec);
         free(sched->steps);
         free(sched);
@@ -223,13 +229,137 @@ int loom_sched_step(loom_sched_t *sched, loom_step_type_t type, int peer, uint32
         return -1;
     }
     st->desc = (loom_step_desc_t){ .type = type, .peer = peer, .tag_step = tag_step,
-                                   .src = src, .dst = dst, .bytes = bytes, .ndeps = deps->n };
+                                   .src = src, .dst = dst, .bytes = bytes, .ndeps = deps->n,
+                                   .arm = (unsigned char)sched->build_arm };
     for (i = 0; i < deps->n; ++i) {
         st->desc.deps[i] = deps->d[i];
     }
     st->state = LOOM_STEP_WAITING;
     st->comp = (loom_completion_t){ .status = LOOM_OK };
     return sched->nsteps++;
+}
+
+int loom_sched_compute(loom_sched_t *sched, loom_compute_fn_t fn, void *arg, size_t bytes,
+                       loom_deps_t deps)
+{
+    int index;
+
+    if (fn == NULL) {
+        sched->build_status = LOOM_ERR_INVALID_PARAM;
+        return -1;
+    }
+    index = loom_sched_step(sched, LOOM_STEP_COMPUTE, 0, 0, NULL, arg, bytes, &deps);
+    if (index >= 0) {
+        sched->steps[index].desc.fn = fn;
+    }
+    return index;
+}
+
+void loom_sched_compute_access(loom_sched_t *sched, const loom_compute_access_t *access)
+{
+    loom_compute_access_t *table;
+    int capacity;
+
+    if (sched->build_status != LOOM_OK || access->step < 0 || access->bytes == 0) {
+        return;
+    }
+    if (access->step >= sched->nsteps ||
+        sched->steps[access->step].desc.type != LOOM_STEP_COMPUTE) {
+        loom_error("coll", "seq %u: step %d declares what it %s, but is not a compute step",
+                   sched->seq, access->step, access->writes ? "writes" : "reads");
+        sched->build_status = LOOM_ERR_INVALID_PARAM;
+        return;
+    }
+    if (access->writes && access->len_at != NULL) {
+        loom_error("coll", "seq %u: compute step %d declares a write of run-time length; "
+                   "only reads take one", sched->seq, access->step);
+        sched->build_status = LOOM_ERR_INVALID_PARAM;
+        return;
+    }
+    if (sched->naccess == sched->access_capacity) {
+        capacity = sched->access_capacity ? 2 * sched->access_capacity : 8;
+        table = realloc(sched->access, sizeof(*table) * (size_t)capacity);
+        if (table == NULL) {
+            sched->build_status = LOOM_ERR_NO_MEMORY;
+            return;
+        }
+        sched->access = table;
+        sched->access_capacity = capacity;
+    }
+    sched->access[sched->naccess++] = *access;
+}
+
+/* A step of run-time length: the plain step with its bound, then where its
+ * length is read (the plain builders' one store stays as it is). */
+static int loom_sched_step_len(loom_sched_t *sched, loom_step_type_t type, int peer,
+                               uint32_t tag_step, const void *src, void *dst, size_t bound,
+                               const size_t *len_at, const loom_deps_t *deps)
+{
+    int index;
+
+    if (bound == 0) {
+        return -1;
+    }
+    if (len_at == NULL) {
+        sched->build_status = LOOM_ERR_INVALID_PARAM;
+        return -1;
+    }
+    index = loom_sched_step(sched, type, peer, tag_step, src, dst, bound, deps);
+    if (index >= 0) {
+        sched->steps[index].desc.len_at = len_at;
+    }
+    return index;
+}
+
+int loom_sched_send_len(loom_sched_t *sched, int peer, uint32_t tag_step, const void *buf,
+                        size_t bound, const size_t *len_at, loom_deps_t deps)
+{
+    return loom_sched_step_len(sched, LOOM_STEP_SEND, peer, tag_step, buf, NULL, bound,
+                               len_at, &deps);
+}
+
+int loom_sched_recv_len(loom_sched_t *sched, int peer, uint32_t tag_step, void *buf,
+                        size_t bound, const size_t *len_at, loom_deps_t deps)
+{
+    return loom_sched_step_len(sched, LOOM_STEP_RECV, peer, tag_step, NULL, buf, bound,
+                               len_at, &deps);
+}
+
+int loom_sched_copy_len(loom_sched_t *sched, const void *src, void *dst, size_t bound,
+                        const size_t *len_at, loom_deps_t deps)
+{
+    if (src == dst) {
+        return -1;
+    }
+    return loom_sched_step_len(sched, LOOM_STEP_COPY, 0, 0, src, dst, bound, len_at, &deps);
+}
+
+void loom_sched_build_arm(loom_sched_t *sched, int arm)
+{
+    if (arm < 0 || arm > UCHAR_MAX) {
+        loom_error("coll", "seq %u: arm %d is out of range (0 to %d)", sched->seq, arm,
+                   UCHAR_MAX);
+        sched->build_status = LOOM_ERR_INVALID_PARAM;
+        return;
+    }
+    sched->build_arm = arm;
+}
+
+void loom_sched_take_arm(loom_sched_t *sched, int arm)
+{
+    if (arm < 1 || arm > UCHAR_MAX) {
+        loom_error("coll", "seq %u: a compute step took arm %d, out of range (1 to %d)",
+                   sched->seq, arm, UCHAR_MAX);
+        sched->arm_status = LOOM_ERR_INVALID_PARAM;
+        return;
+    }
+    if (sched->taken_arm != 0 && sched->taken_arm != arm) {
+        loom_error("coll", "seq %u: a compute step took arm %d after arm %d was taken",
+                   sched->seq, arm, sched->taken_arm);
+        sched->arm_status = LOOM_ERR_INVALID_PARAM;
+        return;
+    }
+    sched->taken_arm = arm;
 }
 
 static uint64_t loom_sched_tag(const loom_sched_t *sched, int src_rank,
@@ -239,30 +369,97 @@ static uint64_t loom_sched_tag(const loom_sched_t *sched, int src_rank,
                          sched->alg_id, tag_step);
 }
 
-/* Start one ready step.  Local steps finish here; messages are posted. */
+/*
+ * What a step of an arm or of run-time length does before it may run:
+ * LOOM_OK with *bytes_p its length (0: the step is done without running,
+ * state set), or an error, logged here.
+ */
+static loom_status_t loom_sched_start_runtime(loom_sched_t *sched, loom_step_t *step,
+                                              size_t *bytes_p)
+{
+    const loom_step_desc_t *d = &step->desc;
+    int index = (int)(step - sched->steps);
+
+    if (d->arm != 0) {
+        if (sched->taken_arm == 0) {
+            loom_error("coll", "seq %u: step %d of arm %d became ready before any arm "
+                       "was taken; the plan must make an arm's steps wait for the "
+                       "compute step that decides", sched->seq, index, d->arm);
+            return LOOM_ERR_INVALID_PARAM;
+        }
+        if (sched->taken_arm != d->arm) {
+            step->state = LOOM_STEP_DONE;
+            *bytes_p = 0;
+            return LOOM_OK;
+        }
+    }
+    *bytes_p = d->bytes;
+    if (d->len_at != NULL) {
+        step->len = *d->len_at;
+        if (step->len > d->bytes) {
+            loom_error("coll", "seq %u: step %d (%s) has run-time length %zu, over its "
+                       "bound of %zu bytes", sched->seq, index,
+                       d->type == LOOM_STEP_SEND ? "send" :
+                       d->type == LOOM_STEP_RECV ? "receive" : "copy", step->len, d->bytes);
+            return LOOM_ERR_TRUNCATED;
+        }
+        if (step->len == 0) {
+            step->state = LOOM_STEP_DONE;
+        }
+        *bytes_p = step->len;
+    }
+    return LOOM_OK;
+}
+
+/* A compute step: call its function, then fail on its error or on a
+ * second arm it took. */
+static loom_status_t loom_sched_start_compute(loom_sched_t *sched, loom_step_t *step)
+{
+    loom_status_t status = step->desc.fn(sched, step->desc.dst);
+
+    if (status == LOOM_OK) {
+        status = sched->arm_status;
+    } else {
+        loom_error("coll", "seq %u: compute step %d failed: %s", sched->seq,
+                   (int)(step - sched->steps), loom_status_string(status));
+    }
+    step->state = LOOM_STEP_DONE;
+    return status;
+}
+
+/* Start one ready step.  Local steps finish here; messages are posted.
+ * An error is logged here. */
 static loom_status_t loom_sched_start(loom_sched_t *sched, loom_step_t *step)
 {
     const loom_step_desc_t *d = &step->desc;
     loom_team_t *team = sched->team;
     loom_transport_t *tr = team->transport;
     loom_status_t status;
+    size_t bytes = d->bytes;
 
     loom_trace("coll", "seq %u alg %u: start step %d type %d peer %d bytes %zu",
                sched->seq, sched->alg_id, (int)(step - sched->steps), d->type,
                d->peer, d->bytes);
 
+    /* Steps of plain plans take neither: one predictable branch. */
+    if (__builtin_expect(d->arm != 0 || d->len_at != NULL, 0)) {
+        status = loom_sched_start_runtime(sched, step, &bytes);
+        if (status != LOOM_OK || step->state == LOOM_STEP_DONE) {
+            return status;
+        }
+    }
     switch (d->type) {
     case LOOM_STEP_SEND:
         loom_completion_init(&step->comp);
         status = tr->ops->send(tr, team->peers[d->peer],
                                loom_sched_tag(sched, team->rank, d->tag_step),
-                               d->src, d->bytes, &step->comp);
+                               d->src, bytes, &step->comp);
         break;
     case LOOM_STEP_RECV:
         loom_completion_init(&step->comp);
         status = tr->ops->recv(tr, team->peers[d->peer],
                                loom_sched_tag(sched, d->peer, d->tag_step),
-                               d->dst, d->bytes, &step->comp);
+                               d->dst, bytes, &step->comp);
         break;
     case LOOM_STEP_REDUCE:
         sched->args.op.fn(d->src, d->dst, d->bytes / sched->args.elem_size,
@@ -270,16 +467,22 @@ static loom_status_t loom_sched_start(loom_sched_t *sched, loom_step_t *step)
         step->state = LOOM_STEP_DONE;
         return LOOM_OK;
     case LOOM_STEP_COPY:
-        if (d->bytes > 0 && d->dst != d->src) {
-            memcpy(d->dst, d->src, d->bytes);
+        if (bytes > 0 && d->dst != d->src) {
+            memcpy(d->dst, d->src, bytes);
         }
         step->state = LOOM_STEP_DONE;
         return LOOM_OK;
+    case LOOM_STEP_COMPUTE:
+        return loom_sched_start_compute(sched, step);
     default:
-        return LOOM_ERR_INVALID_PARAM;
+        status = LOOM_ERR_INVALID_PARAM;
+        break;
     }
     if (status == LOOM_OK) {
         step->state = LOOM_STEP_POSTED;
+    } else {
+        loom_error("coll", "seq %u: cannot start step %d: %s", sched->seq,
+                   (int)(step - sched->steps), loom_status_string(status));
     }
     return status;
 }
@@ -295,10 +498,12 @@ static loom_status_t loom_sched_finish(loom_sched_t *sched, loom_step_t *step)
                    step->desc.peer, loom_status_string(step->comp.status));
         return step->comp.status;
     }
-    if (step->desc.type == LOOM_STEP_RECV && step->comp.length != step->desc.bytes) {
+    if (step->desc.type == LOOM_STEP_RECV &&
+        step->comp.length != (step->desc.len_at != NULL ? step->len : step->desc.bytes)) {
         loom_error("coll", "seq %u: rank %d sent %zu bytes where %zu were expected; "
                    "do all ranks pass the same count and datatype?", sched->seq,
-                   step->desc.peer, step->comp.length, step->desc.bytes);
+                   step->desc.peer, step->comp.length,
+                   step->desc.len_at != NULL ? step->len : step->desc.bytes);
         return LOOM_ERR_TRUNCATED;
     }
     return LOOM_OK;
@@ -412,8 +617,6 @@ static loom_status_t loom_sched_sweep(loom_sched_t *sched, int *changed_p)
         step = &sched->steps[index];
         status = loom_sched_start(sched, step);
         if (status != LOOM_OK) {
-            loom_error("coll", "seq %u: cannot start step %d: %s", sched->seq, index,
-                       loom_status_string(status));
             return status;
         }
         if (step->state == LOOM_STEP_DONE) {

@@ -16,6 +16,7 @@ static const char *loom_step_type_name(loom_step_type_t type)
     case LOOM_STEP_RECV:   return "receive";
     case LOOM_STEP_REDUCE: return "reduce";
     case LOOM_STEP_COPY:   return "copy";
+    case LOOM_STEP_COMPUTE: return "compute";
     }
     return "step";
 }
@@ -40,6 +41,7 @@ static void loom_append(char *buf, size_t len, size_t *used_p, const char *fmt, 
 
 size_t loom_sched_describe_wait(const loom_sched_t *sched, char *buf, size_t len)
 {
+    const loom_step_t *st;
     const loom_step_desc_t *d;
     int i, shown = 0, pending = 0;
     size_t used = 0;
@@ -54,11 +56,17 @@ size_t loom_sched_describe_wait(const loom_sched_t *sched, char *buf, size_t len
         if (++pending > 3) {
             continue;
         }
-        d = &sched->steps[sched->posted[i]].desc;
+        st = &sched->steps[sched->posted[i]];
+        d = &st->desc;
+        /* A step of run-time length shows the length it runs with, and
+         * one of an arm names it. */
         loom_append(buf, len, &used, "%s step %d: %s of %zu bytes %s rank %d",
                     shown++ ? ";" : "; waiting on", sched->posted[i],
-                    loom_step_type_name(d->type), d->bytes,
+                    loom_step_type_name(d->type), d->len_at != NULL ? st->len : d->bytes,
                     d->type == LOOM_STEP_SEND ? "to" : "from", d->peer);
+        if (d->arm != 0) {
+            loom_append(buf, len, &used, " (arm %d)", d->arm);
+        }
     }
     if (pending > shown) {
         loom_append(buf, len, &used, "; and %d more", pending - shown);

@@ -98,6 +98,10 @@ typedef struct loom_ring_phase {
      * (NULL: its own only).  Such a block is neither sent to it nor
      * received by it: a scatter before the ring gave it already. */
     int                 (*held)(const struct loom_ring_phase *ph, int pos, int j);
+    /* Allgather: NULL, or the bytes of block j are len_at[j], known only
+     * when its steps start (sched.h, run-time lengths); the cut's block
+     * is then their bound, and a block is one segment. */
+    const size_t        *len_at;
 } loom_ring_phase_t;
 
 /* Tag steps a ring phase on n positions uses. */

@@ -24,6 +24,11 @@ static void loom_ring_send(const loom_ring_phase_t *ph, int right, int round, in
     int *last = ph->last + (size_t)j * (size_t)ph->segs.nseg_max;
     int nseg = loom_segs_count(&ph->segs, blk.n), s;
 
+    if (ph->len_at != NULL) {
+        last[0] = loom_sched_send_len(ph->sched, right, loom_ring_tag(ph, round, 0), from,
+                                      blk.n * esize, &ph->len_at[j], LOOM_DEPS(last[0]));
+        return;
+    }
     for (s = 0; s < nseg; ++s) {
         last[s] = loom_sched_send(ph->sched, right, loom_ring_tag(ph, round, s),
                                   from + (size_t)s * ph->segs.seg * esize,
@@ -94,6 +99,11 @@ void loom_phase_ag_ring(const loom_ring_phase_t *ph)
         blk = ph->cut.block(&ph->cut, j);
         nseg = loom_segs_count(&ph->segs, blk.n);
         last = ph->last + (size_t)j * (size_t)ph->segs.nseg_max;
+        if (ph->len_at != NULL) {
+            last[0] = loom_sched_recv_len(ph->sched, left, loom_ring_tag(ph, k, 0), blk.at,
+                                          blk.n * esize, &ph->len_at[j], LOOM_DEPS(last[0]));
+            continue;
+        }
         for (s = 0; s < nseg; ++s) {
             /* Into place once the phase before is done with it. */
             last[s] = loom_sched_recv(ph->sched, left, loom_ring_tag(ph, k, s),

@@ -4,6 +4,7 @@
 #include "coll/core/reduce_scatter/reduce_scatter.h"
 #include "coll/core/bcast/bcast.h"
 #include "coll/core/reduce/reduce.h"
+#include "coll/core/sparse/sparse.h"
 #include "common/log.h"
 
 #include <stddef.h>
@@ -103,6 +104,17 @@ const loom_config_field_t loom_coll_config_table[] = {
                 "recursive_halving); reproducible (the "
                 "canonical order) is what coll_loom_reproducible picks",
         .offset = offsetof(loom_coll_config_t, reduce_scatter_algorithm),
+        .runtime = 1,
+    },
+    {
+        .name = "sparse_allreduce_algorithm", .type = LOOM_CONFIG_ENUM,
+        .default_value = "auto", .enum_names = loom_sparse_alg_names,
+        .help = "Algorithm of the sparse allreduce that gradient filtering "
+                "runs (the loomfilter component): allgather (every rank's "
+                "pairs to every rank, dense where the exchanged sizes say a "
+                "ring allreduce costs less) is the only one, and what auto "
+                "takes",
+        .offset = offsetof(loom_coll_config_t, sparse_allreduce_algorithm),
         .runtime = 1,
     },
     {

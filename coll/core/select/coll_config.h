@@ -28,6 +28,7 @@ typedef struct loom_coll_config {
     int     reduce_scatter_algorithm; /* loom_reduce_scatter_alg_t */
     size_t  reduce_scatter_segment; /* bytes; 0 = chosen by the cost model */
     size_t  reduce_scatter_handoff; /* bytes of input in all; below it one node hands off */
+    int     sparse_allreduce_algorithm; /* loom_sparse_alg_t */
     int     reproducible;           /* bool: canonical combination order */
     int     shm;                    /* bool: large calls on one node through a shared segment */
     size_t  shm_min_bytes;          /* from this many bytes */

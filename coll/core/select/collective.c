@@ -12,6 +12,7 @@ const loom_collective_t *const loom_collectives[LOOM_COLL_KIND_COUNT] = {
     [LOOM_COLL_REDUCE] = &loom_reduce_collective,
     [LOOM_COLL_ALLGATHER] = &loom_allgather_collective,
     [LOOM_COLL_REDUCE_SCATTER] = &loom_reduce_scatter_collective,
+    [LOOM_COLL_SPARSE_ALLREDUCE] = &loom_sparse_allreduce_collective,
 };
 
 size_t loom_coll_bytes(const loom_collective_t *coll, const loom_coll_args_t *args, int p)
@@ -91,7 +92,8 @@ loom_status_t loom_coll_select(const loom_collective_t *coll, const loom_coll_ar
     /* The segment combines in its own order: not for reproducible calls
      * (whether or not the collective has a canonical algorithm to force),
      * nor for an op that does not commute. */
-    choice_p->segment = args->blocking && commutative && !args->reproducible &&
+    choice_p->segment = coll->segment.run != NULL && args->blocking && commutative &&
+                        !args->reproducible &&
                         loom_shm_applies(team, cfg, bytes, choice_p->forced) &&
                         (coll->segment.fits == NULL ||
                          coll->segment.fits(cfg->shm_slot, team->size, args));

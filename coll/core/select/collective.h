@@ -129,6 +129,7 @@ extern const loom_collective_t loom_bcast_collective;
 extern const loom_collective_t loom_reduce_collective;
 extern const loom_collective_t loom_allgather_collective;
 extern const loom_collective_t loom_reduce_scatter_collective;
+extern const loom_collective_t loom_sparse_allreduce_collective;
 
 /* Every collective, indexed by its id. */
 extern const loom_collective_t *const loom_collectives[LOOM_COLL_KIND_COUNT];

@@ -93,21 +93,36 @@ int vf_no_memory(vf_t *vf)
 const char *vf_describe(const vf_t *vf, int rank, int step, char *buf, size_t len)
 {
     const loom_step_desc_t *d = &vf->ranks[rank].sched->steps[step].desc;
+    char size[64], arm[16] = "";
 
+    /* A step of run-time length shows it with its bound (0 until it
+     * started), one of an arm names it. */
+    if (d->len_at != NULL) {
+        snprintf(size, sizeof(size), "%zu bytes of at most %zu", vf_bytes(vf, rank, step),
+                 d->bytes);
+    } else {
+        snprintf(size, sizeof(size), "%zu bytes", d->bytes);
+    }
+    if (d->arm != 0) {
+        snprintf(arm, sizeof(arm), ", arm %d", d->arm);
+    }
     switch (d->type) {
     case LOOM_STEP_SEND:
-        snprintf(buf, len, "step %d (send to %d, tag_step %u, %zu bytes)", step,
-                 d->peer, d->tag_step, d->bytes);
+        snprintf(buf, len, "step %d (send to %d, tag_step %u, %s%s)", step,
+                 d->peer, d->tag_step, size, arm);
         break;
     case LOOM_STEP_RECV:
-        snprintf(buf, len, "step %d (recv from %d, tag_step %u, %zu bytes)", step,
-                 d->peer, d->tag_step, d->bytes);
+        snprintf(buf, len, "step %d (recv from %d, tag_step %u, %s%s)", step,
+                 d->peer, d->tag_step, size, arm);
         break;
     case LOOM_STEP_REDUCE:
-        snprintf(buf, len, "step %d (reduce, %zu bytes)", step, d->bytes);
+        snprintf(buf, len, "step %d (reduce, %s%s)", step, size, arm);
         break;
     case LOOM_STEP_COPY:
-        snprintf(buf, len, "step %d (copy, %zu bytes)", step, d->bytes);
+        snprintf(buf, len, "step %d (copy, %s%s)", step, size, arm);
+        break;
+    case LOOM_STEP_COMPUTE:
+        snprintf(buf, len, "step %d (compute%s)", step, arm);
         break;
     default:
         snprintf(buf, len, "step %d (type %d)", step, (int)d->type);
@@ -341,10 +356,10 @@ static int vf_layout(vf_t *vf)
             size_t usable = rk->sched->scratch_bytes;
 
             rg[VF_REGION_SCRATCH] = (vf_region_t){
-                "scratch", rk->sched->scratch, usable - usable % vf->esize, 1, NULL };
+                "scratch", rk->sched->scratch, usable - usable % vf->grain, 1, NULL };
         }
         for (i = 0; i < VF_REGION_COUNT; ++i) {
-            size_t n = rg[i].bytes / vf->esize, e;
+            size_t n = rg[i].bytes / vf->grain, per = vf->esize / vf->grain, e, g;
 
             if (rg[i].start == NULL) {
                 continue;
@@ -356,9 +371,11 @@ static int vf_layout(vf_t *vf)
             /* Data to start from: the input, wherever it is.  The rest
              * of the receive buffer and the scratch hold garbage until a
              * step writes them. */
-            for (e = 0; i != VF_REGION_SCRATCH && e < n; ++e) {
+            for (e = 0; i != VF_REGION_SCRATCH && e < n / per; ++e) {
                 if (vf->coll->initial(pa, r, i == VF_REGION_SEND, e, NULL)) {
-                    rg[i].shadow[e] = VF_SHADOW_INIT;
+                    for (g = 0; g < per; ++g) {
+                        rg[i].shadow[e * per + g] = VF_SHADOW_INIT;
+                    }
                 }
             }
         }
@@ -410,11 +427,11 @@ static int vf_check_operand(vf_t *vf, int r, int s, const void *ptr, size_t byte
                        rg->name);
     }
     off = (size_t)((const unsigned char *)ptr - rg->start);
-    if (off % vf->esize != 0 || bytes % vf->esize != 0) {
+    if (off % vf->grain != 0 || bytes % vf->grain != 0) {
         return vf_fail(vf, LOOM_VERIFY_BAD_STEP,
-                       "rank %d %s: %s [%zu, %zu) of %s is not whole %zu-byte elements",
+                       "rank %d %s: %s [%zu, %zu) of %s is not whole %zu-byte %s",
                        r, vf_describe(vf, r, s, a, sizeof(a)), role, off, off + bytes,
-                       rg->name, vf->esize);
+                       rg->name, vf->grain, vf->grain == vf->esize ? "elements" : "grains");
     }
     return 0;
 }
@@ -432,9 +449,16 @@ static int vf_check_step(vf_t *vf, int r, int s)
     char a[160];
     int j;
 
-    if ((int)d->type < LOOM_STEP_SEND || d->type > LOOM_STEP_COPY) {
+    if ((int)d->type < LOOM_STEP_SEND || d->type > LOOM_STEP_COMPUTE) {
         return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d step %d: unknown type %d",
                        r, s, (int)d->type);
+    }
+    if (d->len_at != NULL) {
+        if (d->type == LOOM_STEP_REDUCE || d->type == LOOM_STEP_COMPUTE) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: a run-time length on a "
+                           "step that takes none", r, vf_describe(vf, r, s, a, sizeof(a)));
+        }
+        vf->ranks[r].sched->steps[s].len = 0;   /* until it starts */
     }
     if (d->ndeps < 0 || d->ndeps > LOOM_STEP_MAX_DEPS) {
         return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: %d dependencies (0..%d)",
@@ -474,6 +498,46 @@ static int vf_check_step(vf_t *vf, int r, int s)
                            "overlap", r, vf_describe(vf, r, s, a, sizeof(a)));
         }
         return 0;
+    case LOOM_STEP_COMPUTE:
+        /* What it reads and writes: what it declared (vf_check_accesses),
+         * the rest its own business (verifier_sim.c). */
+        if (d->fn == NULL) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: no function", r,
+                           vf_describe(vf, r, s, a, sizeof(a)));
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* The memory rank r's compute steps declared (sched.h), before any step
+ * runs: each names a compute step, lies in the rank's own memory in whole
+ * grains, and writes nothing of the input; a write takes no run-time
+ * length. */
+static int vf_check_accesses(vf_t *vf, int r)
+{
+    const loom_sched_t *sched = vf->ranks[r].sched;
+    const loom_compute_access_t *x;
+    char a[160];
+    int i;
+
+    for (i = 0; i < sched->naccess; ++i) {
+        x = &sched->access[i];
+        if (x->step < 0 || x->step >= sched->nsteps ||
+            sched->steps[x->step].desc.type != LOOM_STEP_COMPUTE) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d: declaration %d names step "
+                           "%d, not a compute step of the %d", r, i, x->step,
+                           sched->nsteps);
+        }
+        if (x->writes && x->len_at != NULL) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: a declared write of "
+                           "run-time length (only reads take one)", r,
+                           vf_describe(vf, r, x->step, a, sizeof(a)));
+        }
+        if (vf_check_operand(vf, r, x->step, x->at, x->bytes, x->writes,
+                             x->writes ? "declared write" : "declared read") != 0) {
+            return -1;
+        }
     }
     return 0;
 }
@@ -487,6 +551,9 @@ static int vf_check_steps(vf_t *vf)
             if (vf_check_step(vf, r, s) != 0) {
                 return -1;
             }
+        }
+        if (vf_check_accesses(vf, r) != 0) {
+            return -1;
         }
     }
     return 0;
@@ -642,6 +709,7 @@ loom_status_t loom_verify_run(const loom_verify_params_t *params,
 {
     vf_t vf = { .params = params, .report = report_p, .p = params->nranks,
                 .esize = LOOM_VERIFY_ELEM_SIZE,
+                .grain = LOOM_VERIFY_ELEM_SIZE,
                 .coll = params->coll ? params->coll : &loom_verify_allreduce };
     loom_status_t status = LOOM_OK;
 
@@ -649,8 +717,12 @@ loom_status_t loom_verify_run(const loom_verify_params_t *params,
     if (params->plan == NULL || params->nranks < 1 ||
         params->nranks > LOOM_TAG_MAX_RANKS || params->ranks_per_node < 0 ||
         (params->op != LOOM_VERIFY_OP_SUM && params->op != LOOM_VERIFY_OP_MATRIX) ||
-        (vf.coll->rooted && (params->root < 0 || params->root >= params->nranks))) {
+        (vf.coll->rooted && (params->root < 0 || params->root >= params->nranks)) ||
+        (vf.coll->grain != 0 && LOOM_VERIFY_ELEM_SIZE % vf.coll->grain != 0)) {
         return LOOM_ERR_INVALID_PARAM;
+    }
+    if (vf.coll->grain != 0) {
+        vf.grain = vf.coll->grain;
     }
     vf.ranks = calloc((size_t)vf.p, sizeof(*vf.ranks));
     if (vf.ranks == NULL || vf_setup(&vf) != 0) {

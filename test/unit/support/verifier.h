@@ -14,7 +14,9 @@
  * touches memory an in-flight message still owns or reads memory nothing
  * has written, that nothing deadlocks or stays unmatched; at the end, that
  * every rank holds exactly the combination of every rank's input, bitwise
- * identical everywhere.
+ * identical everywhere.  A compute step is checked as far as its plan
+ * declared what it reads and writes (sched.h, loom_sched_compute_reads
+ * and _writes); what it touches undeclared is opaque (verifier_sim.c).
  *
  * Inputs are fingerprints of (rank, element), so a missing, duplicated or
  * (with the non-commutative op) misordered contribution changes the result.
@@ -29,6 +31,7 @@
 #include "coll/core/bcast/bcast.h"
 #include "coll/core/reduce/reduce.h"
 #include "coll/core/reduce_scatter/reduce_scatter.h"
+#include "coll/core/sparse/sparse.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -80,6 +83,21 @@ typedef enum loom_verify_order {
 
 typedef struct loom_verify_coll loom_verify_coll_t;
 
+/* What the ranks of a sparse allreduce (loom_verify_sparse_allreduce)
+ * select. */
+typedef enum loom_verify_support {
+    LOOM_VERIFY_SUPPORT_RANDOM,   /* each rank: random indices, a random number
+                                   * of them up to kmax */
+    LOOM_VERIFY_SUPPORT_EMPTY,    /* no rank selects anything */
+    LOOM_VERIFY_SUPPORT_FULL      /* every rank selects kmax: with kmax 0, all */
+} loom_verify_support_t;
+
+typedef struct loom_verify_sparse {
+    loom_verify_support_t support;
+    size_t              kmax;     /* pairs a rank may select; 0: the vector's length */
+    loom_sparse_path_t  path;     /* passed to the plan as is */
+} loom_verify_sparse_t;
+
 typedef struct loom_verify_params {
     const char          *name;           /* names the algorithm in messages */
     const loom_verify_coll_t *coll;      /* NULL: allreduce */
@@ -109,6 +127,9 @@ typedef struct loom_verify_params {
     /* With rank_order NULL: 1 for a random order drawn from seed, 0 for
      * rank order. */
     int                 rank_permute;
+    /* The sparse allreduce's selections; NULL: random supports, kmax the
+     * vector's length, the model's path. */
+    const loom_verify_sparse_t *sparse;
 } loom_verify_params_t;
 
 /* A rank's buffers for one call, in elements of LOOM_VERIFY_ELEM_SIZE. */
@@ -160,6 +181,12 @@ struct loom_verify_coll {
      * a wrong sum is then explained by the rank whose contribution is
      * missing or doubled. */
     int         folds_elementwise;
+    /* Bytes in which steps may touch memory, a divisor of
+     * LOOM_VERIFY_ELEM_SIZE (0: whole elements).  A collective whose
+     * plans cut finer (the sparse allreduce treats an element as two
+     * doubles and sends 12-byte pairs) tracks memory in finer grains;
+     * a step must then touch whole grains. */
+    size_t      grain;
 };
 
 extern const loom_verify_coll_t loom_verify_allreduce;
@@ -171,6 +198,15 @@ extern const loom_verify_coll_t loom_verify_reduce_scatter_block;
 extern const loom_verify_coll_t loom_verify_allgather;
 extern const loom_verify_coll_t loom_verify_allgatherv;
 extern const loom_verify_coll_t loom_verify_reduce_scatter;
+/* The sparse allreduce (coll/core/sparse/sparse.h) of doubles: each
+ * 16-byte element is two doubles (the plan sees count * 2 of 8 bytes,
+ * summed with the double kernel), and each rank's select writes pairs
+ * drawn from (seed, rank) as params->sparse says: small integers, so the
+ * sum is exact in any order.  Every rank must end with that dense sum of
+ * every rank's selection, the same bits.  The plan's steps cut memory in
+ * 4-byte grains (12-byte pairs).  At most 64 ranks (the plan fails
+ * beyond). */
+extern const loom_verify_coll_t loom_verify_sparse_allreduce;
 
 typedef struct loom_verify_report {
     loom_verify_verdict_t verdict;

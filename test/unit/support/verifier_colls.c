@@ -3,6 +3,10 @@
  * buffers, what they hold before the call, and what they must hold after.
  */
 #include "verifier.h"
+#include "verifier_internal.h"
+#include "coll/core/parts/reduce_kernels.h"
+
+#include <string.h>
 
 /* ------------------------------------------------------------ allreduce */
 
@@ -314,4 +318,163 @@ const loom_verify_coll_t loom_verify_reduce_scatter = {
     .layout = vc_rsv_layout, .initial = vc_allreduce_initial,
     .expected = vc_rsv_expected, .args = vc_v_args, .replicated = 0,
     .folds_elementwise = 0,
+};
+
+/* ------------------------------------------------------ sparse allreduce */
+
+#define VC_SPARSE_MAX_RANKS 64
+
+/* Each rank's select context and arguments (the plan copies the
+ * arguments; the select runs later, with its context). */
+typedef struct vc_sparse_rank {
+    const loom_verify_params_t *pa;
+    int                 rank;
+} vc_sparse_rank_t;
+
+static vc_sparse_rank_t vc_sparse_ranks[VC_SPARSE_MAX_RANKS];
+static loom_sparse_args_t vc_sparse_args[VC_SPARSE_MAX_RANKS];
+
+static const loom_verify_sparse_t vc_sparse_default = { .support = LOOM_VERIFY_SUPPORT_RANDOM };
+
+/* Doubles in the vector, and the most a rank selects. */
+static size_t vc_sparse_n(const loom_verify_params_t *pa)
+{
+    return 2 * pa->count;
+}
+
+static size_t vc_sparse_kmax(const loom_verify_params_t *pa)
+{
+    size_t n = vc_sparse_n(pa), kmax = pa->sparse ? pa->sparse->kmax : 0;
+
+    return kmax == 0 || kmax > n ? n : kmax;
+}
+
+/* How many pairs rank selects. */
+static size_t vc_sparse_k(const loom_verify_params_t *pa, int rank)
+{
+    const loom_verify_sparse_t *sp = pa->sparse ? pa->sparse : &vc_sparse_default;
+    size_t kmax = vc_sparse_kmax(pa);
+
+    switch (sp->support) {
+    case LOOM_VERIFY_SUPPORT_EMPTY:
+        return 0;
+    case LOOM_VERIFY_SUPPORT_FULL:
+        return kmax;
+    case LOOM_VERIFY_SUPPORT_RANDOM:
+        break;
+    }
+    return (size_t)(vf_hash(pa->seed, rank, 0, 12) % (kmax + 1));
+}
+
+/*
+ * Rank's selection, walked in ascending index order: Knuth's selection
+ * sampling takes index d with probability (wanted - taken) / (n - d), so
+ * exactly k indices come out, ascending.  Calls fn for each (index,
+ * value) up to index last; values are integers in [-100, 100].
+ */
+static void vc_sparse_walk(const loom_verify_params_t *pa, int rank, size_t last,
+                           void (*fn)(void *acc, size_t j, uint32_t index, double value),
+                           void *acc)
+{
+    size_t n = vc_sparse_n(pa), k = vc_sparse_k(pa, rank), taken = 0, d;
+
+    for (d = 0; d < n && d <= last && taken < k; ++d) {
+        if (vf_hash(pa->seed, rank, d, 13) % (n - d) < k - taken) {
+            fn(acc, taken++, (uint32_t)d,
+               (double)(int)(vf_hash(pa->seed, rank, d, 14) % 201) - 100.0);
+        }
+    }
+}
+
+/* A block of k pairs as coll/core/filter/pairs.h lays it out: k values,
+ * then k indices. */
+typedef struct vc_sparse_block {
+    unsigned char   *at;
+    size_t          k;
+} vc_sparse_block_t;
+
+static void vc_sparse_put(void *acc, size_t j, uint32_t index, double value)
+{
+    vc_sparse_block_t *b = acc;
+
+    memcpy(b->at + j * sizeof(double), &value, sizeof(value));
+    memcpy(b->at + b->k * sizeof(double) + j * sizeof(uint32_t), &index, sizeof(index));
+}
+
+static loom_status_t vc_sparse_select(void *ctx, void *block, size_t *k_p)
+{
+    const vc_sparse_rank_t *me = ctx;
+    vc_sparse_block_t b = { .at = block, .k = vc_sparse_k(me->pa, me->rank) };
+
+    vc_sparse_walk(me->pa, me->rank, SIZE_MAX, vc_sparse_put, &b);
+    *k_p = b.k;
+    return LOOM_OK;
+}
+
+/* Adds a rank's values at two indices, the doubles of one element. */
+typedef struct vc_sparse_sum {
+    size_t  first;
+    double  v[2];
+} vc_sparse_sum_t;
+
+static void vc_sparse_add(void *acc, size_t j, uint32_t index, double value)
+{
+    vc_sparse_sum_t *s = acc;
+
+    (void)j;
+    if (index >= s->first) {
+        s->v[index - s->first] += value;
+    }
+}
+
+static void vc_sparse_layout(const loom_verify_params_t *pa, int rank,
+                             loom_verify_layout_t *lay)
+{
+    vc_allreduce_layout(pa, rank, lay);
+}
+
+/* The dense sum of every rank's selection at doubles 2i and 2i + 1. */
+static int vc_sparse_expected(const loom_verify_params_t *pa, int rank, size_t i,
+                              void *elem)
+{
+    vc_sparse_sum_t s = { .first = 2 * i };
+    int q;
+
+    (void)rank;
+    for (q = 0; q < pa->nranks; ++q) {
+        vc_sparse_walk(pa, q, 2 * i + 1, vc_sparse_add, &s);
+    }
+    memcpy(elem, s.v, sizeof(s.v));
+    return 1;
+}
+
+/* Doubles, summed; the selection of this rank. */
+static void vc_sparse_args_set(const loom_verify_params_t *pa, int rank,
+                               loom_coll_args_t *args)
+{
+    args->count = vc_sparse_n(pa);
+    args->elem_size = sizeof(double);
+    args->op = (loom_reduce_op_t){ .fn = loom_reduce_kernel(LOOM_OP_SUM, LOOM_DTYPE_DOUBLE),
+                                   .commutative = 1 };
+    args->sparse = NULL;   /* the plan refuses: too many ranks for the tables above */
+    if (rank >= VC_SPARSE_MAX_RANKS) {
+        return;
+    }
+    vc_sparse_ranks[rank] = (vc_sparse_rank_t){ .pa = pa, .rank = rank };
+    vc_sparse_args[rank] = (loom_sparse_args_t){
+        .select = vc_sparse_select, .ctx = &vc_sparse_ranks[rank],
+        .kmax = vc_sparse_kmax(pa),
+        /* Cheap messages: the model takes the dense path once the pairs
+         * outweigh the vector, so its choice goes both ways. */
+        .cost = { .alpha = 1e-9, .beta = 1e-9, .gamma = 1e-9 },
+        .path = pa->sparse ? pa->sparse->path : LOOM_SPARSE_PATH_MODEL,
+    };
+    args->sparse = &vc_sparse_args[rank];
+}
+
+const loom_verify_coll_t loom_verify_sparse_allreduce = {
+    .name = "sparse_allreduce", .rooted = 0,
+    .layout = vc_sparse_layout, .initial = vc_allreduce_initial,
+    .expected = vc_sparse_expected, .args = vc_sparse_args_set, .replicated = 1,
+    .folds_elementwise = 0, .grain = 4,
 };

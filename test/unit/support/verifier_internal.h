@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Per element of a rank's memory: whether an in-flight receive writes it,
+/* Per grain of a rank's memory (LOOM_VERIFY_ELEM_SIZE bytes, or the
+ * collective's grain): whether an in-flight receive writes it,
  * whether it holds data (the input, or anything a step wrote), and how
  * many in-flight sends read it. */
 #define VF_SHADOW_WRITER  0x8000u
@@ -98,7 +99,9 @@ typedef struct vf {
     const loom_verify_coll_t *coll;     /* params->coll, or allreduce */
     loom_verify_report_t    *report;
     int                     p;
-    size_t                  esize;
+    size_t                  esize;      /* bytes of an element of the buffers */
+    size_t                  grain;      /* bytes of a shadow entry: the unit steps
+                                         * touch memory in (divides esize) */
     vf_rank_t               *ranks;
     int                     *rank_order;  /* the teams' order; NULL: rank order */
     int64_t                 nsteps;
@@ -118,6 +121,16 @@ typedef struct vf {
     unsigned char           *want_cache;
     unsigned char           *want_known;
 } vf_t;
+
+/* The bytes step (rank, step) moves: its run-time length once it started
+ * (sched.h: read from len_at at start, kept in the step's len), else the
+ * length it was built with. */
+static inline size_t vf_bytes(const vf_t *vf, int rank, int step)
+{
+    const loom_step_t *st = &vf->ranks[rank].sched->steps[step];
+
+    return st->desc.len_at != NULL ? st->len : st->desc.bytes;
+}
 
 /* Records the first failure (later ones are consequences) and returns -1. */
 int vf_fail(vf_t *vf, loom_verify_verdict_t verdict, const char *fmt, ...)

@@ -17,6 +17,27 @@
  * writes what an in-flight message reads or writes, or reads what an
  * in-flight receive writes, is a hazard: on a real transport its outcome
  * depends on timing.
+ *
+ * Steps the data decides (sched.h) run as the executor runs them:
+ *   - a compute step calls its function on the rank's memory when it
+ *     starts.  The memory its plan declared it reads and writes
+ *     (loom_sched_compute_reads/_writes) is checked as a copy's operands
+ *     are, before the function runs: a declared read or write of memory
+ *     an in-flight message owns is a hazard, a declared read of memory
+ *     nothing wrote is uninitialized (a read of run-time length checks
+ *     the length *len_at holds when the step starts); once the function
+ *     returned, what it declared it writes counts as written, in full.
+ *     What it touches without declaring stays opaque: checked against
+ *     nothing, and still unwritten for later steps.  An error it
+ *     returns, or a second arm it takes, is BAD_STEP; a compute step of
+ *     an arm not taken neither runs nor writes.
+ *   - a step of run-time length reads *len_at when it starts: over its
+ *     bound, or not whole elements, is BAD_STEP; 0 is done at once with no
+ *     message; otherwise it runs with that length, and a send and the
+ *     receive it meets must agree on it (SIZE_MISMATCH).  Its operands are
+ *     checked at setup over the whole bound, as any step's.
+ *   - a step of an arm that becomes ready before the schedule took one is
+ *     BAD_STEP; of another arm than the one taken, done at once.
  */
 #include "verifier_internal.h"
 #include "coll/core/engine/tag.h"
@@ -184,7 +205,6 @@ static int vf_post(vf_t *vf, int rank, int step)
 {
     size_t mask, i, partner = SIZE_MAX, mine;
     const vf_msg_t *m, *send, *recv;
-    const loom_step_desc_t *sd, *rd;
     char a[160], b[160];
     vf_msg_t key;
 
@@ -224,15 +244,14 @@ static int vf_post(vf_t *vf, int rank, int step)
     mine = vf_table_put(vf, &key);
     send = key.is_recv ? &vf->table[partner] : &vf->table[mine];
     recv = key.is_recv ? &vf->table[mine] : &vf->table[partner];
-    sd = vf_desc(vf, send->rank, send->step);
-    rd = vf_desc(vf, recv->rank, recv->step);
-    if (sd->bytes != rd->bytes) {
+    if (vf_bytes(vf, send->rank, send->step) != vf_bytes(vf, recv->rank, recv->step)) {
         return vf_fail(vf, LOOM_VERIFY_SIZE_MISMATCH,
                        "size mismatch: rank %d %s meets rank %d %s: %zu bytes "
                        "sent, %zu expected",
                        send->rank, vf_describe(vf, send->rank, send->step, a, sizeof(a)),
                        recv->rank, vf_describe(vf, recv->rank, recv->step, b, sizeof(b)),
-                       sd->bytes, rd->bytes);
+                       vf_bytes(vf, send->rank, send->step),
+                       vf_bytes(vf, recv->rank, recv->step));
     }
     vf->table[partner].matched = 1;
     vf->steps[vf->ranks[rank].base + step].state = VF_MATCHED;
@@ -250,7 +269,7 @@ static int vf_post(vf_t *vf, int rank, int step)
 static int vf_find_owner(const vf_t *vf, int rank, int reg, size_t elem, int want_recv)
 {
     const vf_rank_t *rk = &vf->ranks[rank];
-    const unsigned char *at = rk->regions[reg].start + elem * vf->esize;
+    const unsigned char *at = rk->regions[reg].start + elem * vf->grain;
     const loom_step_desc_t *d;
     const unsigned char *lo;
     int s;
@@ -266,7 +285,7 @@ static int vf_find_owner(const vf_t *vf, int rank, int reg, size_t elem, int wan
             continue;
         }
         lo = want_recv ? (const unsigned char *)d->dst : (const unsigned char *)d->src;
-        if (at >= lo && at < lo + d->bytes) {
+        if (at >= lo && at < lo + vf_bytes(vf, rank, s)) {
             return s;
         }
     }
@@ -281,8 +300,8 @@ static int vf_check(vf_t *vf, int rank, int step, const void *ptr, size_t bytes,
     const vf_rank_t *rk = &vf->ranks[rank];
     int reg = vf_locate(rk, ptr, bytes);
     const vf_region_t *region = &rk->regions[reg];
-    size_t e0 = (size_t)((const unsigned char *)ptr - region->start) / vf->esize;
-    size_t n = bytes / vf->esize, i;
+    size_t e0 = (size_t)((const unsigned char *)ptr - region->start) / vf->grain;
+    size_t n = bytes / vf->grain, i;
     uint16_t busy = (how & VF_WRITES) ? (VF_SHADOW_WRITER | VF_SHADOW_READERS)
                                       : VF_SHADOW_WRITER;
     const char *verb = how == VF_READS ? "reads" : how == VF_WRITES ? "writes" : "updates";
@@ -326,8 +345,8 @@ static int vf_mark(vf_t *vf, int rank, int step, const void *ptr, size_t bytes, 
 {
     vf_rank_t *rk = &vf->ranks[rank];
     vf_region_t *region = &rk->regions[vf_locate(rk, ptr, bytes)];
-    size_t e0 = (size_t)((const unsigned char *)ptr - region->start) / vf->esize;
-    size_t n = bytes / vf->esize, i;
+    size_t e0 = (size_t)((const unsigned char *)ptr - region->start) / vf->grain;
+    size_t n = bytes / vf->grain, i;
     char a[160];
 
     for (i = 0; i < n; ++i) {
@@ -367,24 +386,138 @@ static int vf_finish(vf_t *vf, int rank, int step)
     return 0;
 }
 
+/* A step of an arm or of run-time length, before it may run: 0 with
+ * *bytes_p its length (*skip_p: done at once, not run), or -1 on a
+ * failure. */
+static int vf_start_runtime(vf_t *vf, int rank, int step, size_t *bytes_p, int *skip_p)
+{
+    loom_step_t *st = &vf->ranks[rank].sched->steps[step];
+    const loom_step_desc_t *d = &st->desc;
+    int taken = loom_sched_taken_arm(vf->ranks[rank].sched);
+    char a[160];
+
+    *skip_p = 0;
+    *bytes_p = d->bytes;
+    if (d->arm != 0) {
+        if (taken == 0) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s is ready before the "
+                           "schedule took an arm: it must wait for the compute step that "
+                           "decides", rank, vf_describe(vf, rank, step, a, sizeof(a)));
+        }
+        if (taken != d->arm) {
+            *skip_p = 1;
+            return 0;
+        }
+    }
+    if (d->len_at != NULL) {
+        st->len = *d->len_at;
+        if (st->len > d->bytes || st->len % vf->grain != 0) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: run-time length %zu is %s",
+                           rank, vf_describe(vf, rank, step, a, sizeof(a)), st->len,
+                           st->len > d->bytes ? "over its bound" : "not whole elements");
+        }
+        *bytes_p = st->len;
+        *skip_p = st->len == 0;
+    }
+    return 0;
+}
+
+/* What compute step (rank, step) declared (sched.h): before its function
+ * runs (written 0), checked as a copy's operands are; after it returned
+ * (written 1), what it writes marked written.  A declaration list is a
+ * few entries per compute step, so a scan of the rank's is cheap. */
+static int vf_compute_accesses(vf_t *vf, int rank, int step, int written)
+{
+    const loom_sched_t *sched = vf->ranks[rank].sched;
+    const loom_compute_access_t *x;
+    size_t bytes;
+    char a[160];
+    int i;
+
+    for (i = 0; i < sched->naccess; ++i) {
+        x = &sched->access[i];
+        if (x->step != step || (written && !x->writes)) {
+            continue;
+        }
+        bytes = x->len_at != NULL ? *x->len_at : x->bytes;
+        if (bytes > x->bytes || bytes % vf->grain != 0) {
+            return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s: run-time length %zu of "
+                           "a declared read is %s", rank,
+                           vf_describe(vf, rank, step, a, sizeof(a)), bytes,
+                           bytes > x->bytes ? "over its bound" : "not whole grains");
+        }
+        if (bytes == 0) {
+            continue;
+        }
+        if (written) {
+            vf_mark(vf, rank, step, x->at, bytes, 0, VF_SHADOW_INIT);
+        } else if (vf_check(vf, rank, step, x->at, bytes,
+                            x->writes ? VF_WRITES : VF_READS) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A compute step: its function on the rank's memory, checked and marked
+ * as far as it declared what it touches; its error, or a second arm it
+ * took, fails. */
+static int vf_compute(vf_t *vf, int rank, int step)
+{
+    loom_sched_t *sched = vf->ranks[rank].sched;
+    const loom_step_desc_t *d = vf_desc(vf, rank, step);
+    loom_status_t status;
+    char a[160];
+
+    if (vf_compute_accesses(vf, rank, step, 0) != 0) {
+        return -1;
+    }
+    status = d->fn(sched, d->dst);
+
+    if (status != LOOM_OK) {
+        return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s failed: %s", rank,
+                       vf_describe(vf, rank, step, a, sizeof(a)), loom_status_string(status));
+    }
+    if (sched->arm_status != LOOM_OK) {
+        return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d %s took a second arm, or one out "
+                       "of range (arm %d was taken)", rank,
+                       vf_describe(vf, rank, step, a, sizeof(a)), loom_sched_taken_arm(sched));
+    }
+    if (vf_compute_accesses(vf, rank, step, 1) != 0) {
+        return -1;
+    }
+    return vf_finish(vf, rank, step);
+}
+
 static int vf_start(vf_t *vf, int rank, int step)
 {
     const loom_step_desc_t *d = vf_desc(vf, rank, step);
     const loom_reduce_op_t *op;
+    size_t bytes = d->bytes;
+    int skip;
 
+    /* Steps of plain plans take neither. */
+    if (d->arm != 0 || d->len_at != NULL) {
+        if (vf_start_runtime(vf, rank, step, &bytes, &skip) != 0) {
+            return -1;
+        }
+        if (skip) {
+            return vf_finish(vf, rank, step);
+        }
+    }
     switch (d->type) {
     case LOOM_STEP_SEND:
-        if (d->bytes > 0 && (vf_check(vf, rank, step, d->src, d->bytes, VF_READS) != 0 ||
-                             vf_mark(vf, rank, step, d->src, d->bytes, 1, 0) != 0)) {
+        if (bytes > 0 && (vf_check(vf, rank, step, d->src, bytes, VF_READS) != 0 ||
+                          vf_mark(vf, rank, step, d->src, bytes, 1, 0) != 0)) {
             return -1;
         }
         return vf_post(vf, rank, step);
     case LOOM_STEP_RECV:
-        if (d->bytes > 0) {
-            if (vf_check(vf, rank, step, d->dst, d->bytes, VF_WRITES) != 0) {
+        if (bytes > 0) {
+            if (vf_check(vf, rank, step, d->dst, bytes, VF_WRITES) != 0) {
                 return -1;
             }
-            vf_mark(vf, rank, step, d->dst, d->bytes, VF_SHADOW_WRITER, 0);
+            vf_mark(vf, rank, step, d->dst, bytes, VF_SHADOW_WRITER, 0);
         }
         return vf_post(vf, rank, step);
     case LOOM_STEP_REDUCE:
@@ -395,21 +528,24 @@ static int vf_start(vf_t *vf, int rank, int step)
             }
             /* As the executor does: the op the schedule carries. */
             op = &vf->ranks[rank].sched->args.op;
-            op->fn(d->src, d->dst, d->bytes / vf->esize, op->ctx);
+            op->fn(d->src, d->dst, d->bytes / vf->ranks[rank].sched->args.elem_size,
+                   op->ctx);
         }
         return vf_finish(vf, rank, step);
     case LOOM_STEP_COPY:
-        if (d->bytes > 0) {
-            if (vf_check(vf, rank, step, d->src, d->bytes, VF_READS) != 0 ||
-                vf_check(vf, rank, step, d->dst, d->bytes, VF_WRITES) != 0) {
+        if (bytes > 0) {
+            if (vf_check(vf, rank, step, d->src, bytes, VF_READS) != 0 ||
+                vf_check(vf, rank, step, d->dst, bytes, VF_WRITES) != 0) {
                 return -1;
             }
             if (d->dst != d->src) {
-                memcpy(d->dst, d->src, d->bytes);
+                memcpy(d->dst, d->src, bytes);
             }
-            vf_mark(vf, rank, step, d->dst, d->bytes, 0, VF_SHADOW_INIT);
+            vf_mark(vf, rank, step, d->dst, bytes, 0, VF_SHADOW_INIT);
         }
         return vf_finish(vf, rank, step);
+    case LOOM_STEP_COMPUTE:
+        return vf_compute(vf, rank, step);
     }
     return vf_fail(vf, LOOM_VERIFY_BAD_STEP, "rank %d step %d: unknown type %d",
                    rank, step, (int)d->type);
@@ -420,11 +556,12 @@ static int vf_complete(vf_t *vf, const vf_action_t *a)
 {
     const loom_step_desc_t *sd = vf_desc(vf, a->rank, a->step);
     const loom_step_desc_t *rd = vf_desc(vf, a->peer_rank, a->peer_step);
+    size_t bytes = vf_bytes(vf, a->rank, a->step);   /* the receive's too (vf_post) */
 
-    if (sd->bytes > 0) {
-        memcpy(rd->dst, sd->src, sd->bytes);
-        vf_mark(vf, a->rank, a->step, sd->src, sd->bytes, -1, 0);
-        vf_mark(vf, a->peer_rank, a->peer_step, rd->dst, rd->bytes, -(int)VF_SHADOW_WRITER,
+    if (bytes > 0) {
+        memcpy(rd->dst, sd->src, bytes);
+        vf_mark(vf, a->rank, a->step, sd->src, bytes, -1, 0);
+        vf_mark(vf, a->peer_rank, a->peer_step, rd->dst, bytes, -(int)VF_SHADOW_WRITER,
                 VF_SHADOW_INIT);
     }
     vf_msg_remove(vf, a->rank, a->step);
@@ -451,6 +588,11 @@ static int vf_find_partner(const vf_t *vf, const vf_msg_t *m)
         if (vf->steps[pk->base + s].state != VF_WAITING ||
             d->type != (m->is_recv ? LOOM_STEP_SEND : LOOM_STEP_RECV) ||
             d->peer != m->rank) {
+            continue;
+        }
+        /* A step of an arm the peer did not take will never post. */
+        if (d->arm != 0 && loom_sched_taken_arm(pk->sched) != 0 &&
+            d->arm != loom_sched_taken_arm(pk->sched)) {
             continue;
         }
         vf_msg_key(vf, peer, s, &other);

@@ -13,6 +13,7 @@
 #include "coll/core/select/handoff.h"
 #include "coll/core/reduce/reduce.h"
 #include "coll/core/reduce_scatter/reduce_scatter.h"
+#include "coll/core/sparse/sparse.h"
 
 #include <check.h>
 #include "test/unit/support/check_main.h"
@@ -39,6 +40,8 @@ static int *algorithm_field(loom_coll_config_t *cfg, loom_coll_kind_t id)
         return &cfg->reduce_algorithm;
     case LOOM_COLL_ALLGATHER:
         return &cfg->allgather_algorithm;
+    case LOOM_COLL_SPARSE_ALLREDUCE:
+        return &cfg->sparse_allreduce_algorithm;
     default:
         return &cfg->reduce_scatter_algorithm;
     }
@@ -50,9 +53,11 @@ static int *algorithm_field(loom_coll_config_t *cfg, loom_coll_kind_t id)
 START_TEST(test_tables)
 {
     static const char *const names[LOOM_COLL_KIND_COUNT] = {
-        "allreduce", "bcast", "reduce", "allgather", "reduce_scatter",
+        "allreduce", "bcast", "reduce", "allgather", "reduce_scatter", "sparse_allreduce",
     };
-    static const size_t handoffs[LOOM_COLL_KIND_COUNT] = { 4096, 512, 4096, 2048, 8192 };
+    /* The sparse allreduce has no hand-off: its caller decides what to
+     * filter (0: no setting). */
+    static const size_t handoffs[LOOM_COLL_KIND_COUNT] = { 4096, 512, 4096, 2048, 8192, 0 };
     loom_coll_config_t cfg = default_config();
     int id, a;
 
@@ -114,16 +119,26 @@ START_TEST(test_bytes)
 }
 END_TEST
 
+/* The sparse allreduce's selection: nothing selected. */
+static loom_status_t select_none(void *ctx, void *block, size_t *k_p)
+{
+    (void)ctx;
+    (void)block;
+    *k_p = 0;
+    return LOOM_OK;
+}
+
 /* One path plans every collective: what it builds is what it chose, it
  * says why once per size class, and bad settings are named. */
 START_TEST(test_plan)
 {
+    static const loom_sparse_args_t sparse = { .select = select_none, .kmax = 16 };
     /* Room for the largest call: three blocks of 4096 elements. */
     static double buf[2][3 * 4096];
     loom_coll_config_t cfg = default_config();
     loom_coll_args_t args = {
         .count = 64, .elem_size = sizeof(double),
-        .op = { .fn = harness_sum_double, .commutative = 1 },
+        .op = { .fn = harness_sum_double, .commutative = 1 }, .sparse = &sparse,
     };
     loom_sched_t *sched = NULL;
     loom_choice_t ch;
@@ -228,7 +243,13 @@ START_TEST(test_segment_selected)
         const loom_collective_t *c = loom_collectives[id];
         loom_coll_args_t a = args;
 
-        ck_assert_ptr_nonnull(c->segment.run);
+        if (c->segment.run == NULL) {
+            /* The sparse allreduce: never through the segment. */
+            ck_assert_int_eq(c->id, LOOM_COLL_SPARSE_ALLREDUCE);
+            ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
+            ck_assert_int_eq(ch.segment, 0);
+            continue;
+        }
         ck_assert_int_eq(loom_coll_select(c, &a, h.teams[0], &cfg, &ch), LOOM_OK);
         ck_assert_msg(ch.segment == 1, "%s: not through the segment", c->name);
         ck_assert_int_gt(ch.alg, 0);

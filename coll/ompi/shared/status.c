@@ -1,12 +1,11 @@
 /*
- * Loom statuses as Open MPI error codes: the one place they are
- * converted (docs/LAYERS.md), apart from the component so that every
- * file of the adapter can return through it without calling into the
- * component's own code.
+ * Loom statuses as Open MPI error codes: the one place they are converted
+ * (docs/LAYERS.md), in libloom_ompi so that every file of both components
+ * returns through it.
  */
-#include "coll_loom.h"
+#include "loom_ompi.h"
 
-int mca_coll_loom_status_to_ompi(loom_status_t status)
+int loom_ompi_status_to_ompi(loom_status_t status)
 {
     switch (status) {
     case LOOM_OK:

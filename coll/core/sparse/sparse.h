@@ -1,0 +1,85 @@
+/*
+ * The sparse allreduce: every rank contributes a selection of its vector
+ * as (index, value) pairs, and every rank ends with the dense sum of all
+ * ranks' selections, the same bits on every rank.  Gradient filtering
+ * (docs/filter.md) is its user: the selection is top-k with error
+ * feedback, made by the caller's select function when the schedule's
+ * first step runs.
+ *
+ * Its algorithms (coll_loom's sparse_allreduce_algorithm):
+ *   allgather  the pairs of every rank go to every rank (a ring over the
+ *              ranks' blocks), and each rank adds them up in rank order;
+ *              when the exchanged sizes say a dense ring allreduce of the
+ *              selections costs less, every rank takes that instead
+ *              (sparse_allgather.c).
+ *
+ * A pair block (coll/core/filter/pairs.h) is this rank's k pairs; its
+ * largest size, for kmax pairs, bounds every receive.  Floats and doubles
+ * (elem_size 4 or 8) are summed; args->op must be their sum, which the
+ * dense path reduces with.
+ */
+#ifndef LOOM_SPARSE_H
+#define LOOM_SPARSE_H
+
+#include "coll/core/select/collective.h"
+#include "coll/core/select/cost.h"
+#include "coll/core/engine/sched.h"
+
+/* Values go into message tags (LOOM_TAG_ALG_BITS): never reuse one. */
+typedef enum loom_sparse_alg {
+    LOOM_SPARSE_AUTO = 0,
+    LOOM_SPARSE_ALLGATHER = 1,
+    LOOM_SPARSE_ALG_COUNT
+} loom_sparse_alg_t;
+
+/* Which way the exchange goes once the sizes are known: the cost model
+ * decides, or a test or the simulator does. */
+typedef enum loom_sparse_path {
+    LOOM_SPARSE_PATH_MODEL = 0,
+    LOOM_SPARSE_PATH_SPARSE = 1,    /* the arms of the schedule (sched.h) */
+    LOOM_SPARSE_PATH_DENSE = 2
+} loom_sparse_path_t;
+
+/* What the sparse allreduce needs beyond loom_coll_args_t (args->sparse);
+ * copied into the schedule when it is planned. */
+typedef struct loom_sparse_args {
+    /* Writes this rank's pairs into block (room for kmax) and their number
+     * to *k_p; runs once, as the schedule's first step, and may read the
+     * input (the caller's ctx knows where it is; in place, the receive
+     * buffer, which nothing has written yet). */
+    loom_status_t       (*select)(void *ctx, void *block, size_t *k_p);
+    void                *ctx;
+    size_t              kmax;
+    loom_cost_t         cost;   /* the model the switch to dense prices with */
+    loom_sparse_path_t  path;
+    /* For the simulator, which runs no compute step: when set, the plan
+     * takes every rank's selection to be model_k pairs, and sets the
+     * lengths and takes the arm itself (sched.h: what the simulator
+     * prices).  Never set on a real call. */
+    int                 modeled;
+    size_t              model_k;
+} loom_sparse_args_t;
+
+/* What one call did, for the caller's counters: read it once the
+ * schedule is done (loom_sparse_outcome). */
+typedef struct loom_sparse_outcome {
+    size_t  pairs;          /* this rank's k */
+    size_t  union_bound;    /* every rank's k summed: the union's upper bound */
+    int     dense;          /* took the dense path */
+    size_t  bytes_sent;     /* what this rank sent, sizes included */
+} loom_sparse_outcome_t;
+
+extern const char *const loom_sparse_alg_names[];
+extern const loom_algorithm_t loom_sparse_algorithms[LOOM_SPARSE_ALG_COUNT];
+extern const loom_collective_t loom_sparse_allreduce_collective;
+
+loom_status_t loom_sparse_allgather_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                         loom_sched_t **sched_p);
+
+/* The outcome of a done sparse allreduce schedule. */
+loom_status_t loom_sparse_outcome(const loom_sched_t *sched, loom_sparse_outcome_t *out_p);
+
+void loom_sparse_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                             size_t bytes, int commutative, loom_choice_t *choice_p);
+
+#endif

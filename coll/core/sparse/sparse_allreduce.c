@@ -1,0 +1,45 @@
+/* The sparse allreduce: its algorithm table, its selection and its
+ * descriptor (collective.h, sparse.h). */
+#include "coll/core/sparse/sparse.h"
+
+#include <stddef.h>
+
+const char *const loom_sparse_alg_names[] = {
+    [LOOM_SPARSE_AUTO] = "auto",
+    [LOOM_SPARSE_ALLGATHER] = "allgather",
+    [LOOM_SPARSE_ALG_COUNT] = NULL,
+};
+
+const loom_algorithm_t loom_sparse_algorithms[LOOM_SPARSE_ALG_COUNT] = {
+    [LOOM_SPARSE_ALLGATHER] = { .name = "allgather", .plan = loom_sparse_allgather_plan,
+                                .segmented = 1 },
+};
+
+/* One algorithm so far, which prices its own switch to dense once the
+ * sizes are known; what is chosen here is the dense ring's segments, as
+ * the ring allreduce's settings say. */
+void loom_sparse_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
+                             size_t bytes, int commutative, loom_choice_t *choice_p)
+{
+    (void)team;
+    (void)bytes;
+    (void)commutative;
+    *choice_p = (loom_choice_t){
+        .alg = LOOM_SPARSE_ALLGATHER, .forced = cfg->sparse_allreduce_algorithm != 0,
+        .rule = -1, .seg_bytes = cfg->allreduce_segment > 0 ? cfg->allreduce_segment : 256 << 10,
+        .depth = cfg->allreduce_depth,
+    };
+}
+
+const loom_collective_t loom_sparse_allreduce_collective = {
+    .id = LOOM_COLL_SPARSE_ALLREDUCE, .name = "sparse_allreduce",
+    .call_names = { "sparse_allreduce", "sparse_allreduce" },
+    .alg_names = loom_sparse_alg_names, .algorithms = loom_sparse_algorithms,
+    .alg_count = LOOM_SPARSE_ALG_COUNT, .reproducible = 0,
+    .reduces = 1, .rooted = 0, .vector = 0,
+    .select = loom_sparse_select_team,
+    .segment = { .run = NULL },
+    .setting = offsetof(loom_coll_config_t, sparse_allreduce_algorithm),
+    .handoff = LOOM_COLL_NO_SETTING,
+    .pair_handoff = LOOM_COLL_NO_SETTING,
+};
