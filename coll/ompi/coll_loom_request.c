@@ -29,13 +29,13 @@
 #include "ompi/runtime/mpiruntime.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
 
-static pthread_mutex_t loom_active_lock = PTHREAD_MUTEX_INITIALIZER;
-static mca_coll_loom_request_t *loom_active_head;
-static int loom_walking;
+/* The active requests; its lock also guards the modules' lists. */
+static loom_ompi_actives_t loom_requests = LOOM_OMPI_ACTIVES_INITIALIZER;
 
 uint64_t mca_coll_loom_now_ns(void)
 {
@@ -152,7 +152,7 @@ static void loom_request_construct(mca_coll_loom_request_t *req)
     req->super.super.req_type = OMPI_REQUEST_COLL;
     req->super.super.req_free = loom_request_free;
     req->super.super.req_cancel = loom_request_cancel;
-    req->sched = NULL;
+    req->active.sched = NULL;
     req->module = NULL;
     req->retained_op = NULL;
     req->retained_type = NULL;
@@ -160,7 +160,7 @@ static void loom_request_construct(mca_coll_loom_request_t *req)
     req->stage = NULL;
     req->linked = 0;
     req->mod_prev = req->mod_next = NULL;
-    req->next = NULL;
+    req->active.next = NULL;
 }
 
 /* The module's list of unfinished requests, in sequence order. */
@@ -168,7 +168,7 @@ static void loom_request_link(mca_coll_loom_request_t *req)
 {
     mca_coll_loom_module_t *module = req->module;
 
-    pthread_mutex_lock(&loom_active_lock);
+    pthread_mutex_lock(&loom_requests.lock);
     req->mod_next = NULL;
     req->mod_prev = module->newest;
     if (module->newest != NULL) {
@@ -178,14 +178,14 @@ static void loom_request_link(mca_coll_loom_request_t *req)
     }
     module->newest = req;
     req->linked = 1;
-    pthread_mutex_unlock(&loom_active_lock);
+    pthread_mutex_unlock(&loom_requests.lock);
 }
 
 static void loom_request_unlink(mca_coll_loom_request_t *req)
 {
     mca_coll_loom_module_t *module = req->module;
 
-    pthread_mutex_lock(&loom_active_lock);
+    pthread_mutex_lock(&loom_requests.lock);
     if (req->linked) {
         if (req->mod_prev != NULL) {
             req->mod_prev->mod_next = req->mod_next;
@@ -199,7 +199,7 @@ static void loom_request_unlink(mca_coll_loom_request_t *req)
         }
         req->linked = 0;
     }
-    pthread_mutex_unlock(&loom_active_lock);
+    pthread_mutex_unlock(&loom_requests.lock);
 }
 
 /* Whether a collective started now on module stays within the sequence
@@ -210,19 +210,19 @@ static int loom_request_seq_fits(mca_coll_loom_module_t *module)
 {
     int fits;
 
-    pthread_mutex_lock(&loom_active_lock);
+    pthread_mutex_lock(&loom_requests.lock);
     fits = module->oldest == NULL ||
            module->team->next_seq - module->oldest->seq < (uint32_t)LOOM_TAG_MAX_INFLIGHT;
-    pthread_mutex_unlock(&loom_active_lock);
+    pthread_mutex_unlock(&loom_requests.lock);
     return fits;
 }
 
 /* What the request holds on to while it runs, let go when it finishes. */
 static void loom_request_release_refs(mca_coll_loom_request_t *req)
 {
-    if (req->sched != NULL) {
-        loom_sched_destroy(req->sched);
-        req->sched = NULL;
+    if (req->active.sched != NULL) {
+        loom_sched_destroy(req->active.sched);
+        req->active.sched = NULL;
     }
     free(req->owned);
     req->owned = NULL;
@@ -308,7 +308,7 @@ int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_status_t prep
         OBJ_RELEASE(req);
         return loom_ompi_status_to_ompi(prepared);
     }
-    req->sched = sched;
+    req->active.sched = sched;
     req->seq = sched->seq;
     req->op.watch_ndone = -1;
     req->op.watch_reports = 0;
@@ -320,57 +320,40 @@ int mca_coll_loom_request_start(mca_coll_loom_request_t *req, loom_status_t prep
         loom_request_finish(req, status);
         return OMPI_SUCCESS;
     }
-    req->status = LOOM_INPROGRESS;  /* only the walk changes it from now on */
-    pthread_mutex_lock(&loom_active_lock);
-    req->next = loom_active_head;
-    loom_active_head = req;
-    pthread_mutex_unlock(&loom_active_lock);
+    loom_ompi_actives_push(&loom_requests, &req->active);
     return OMPI_SUCCESS;
+}
+
+static mca_coll_loom_request_t *loom_request_of(loom_ompi_active_t *item)
+{
+    return (mca_coll_loom_request_t *)(void *)((char *)item -
+                                               offsetof(mca_coll_loom_request_t, active));
+}
+
+/* A request still running: report it if it hangs.  The clock is read
+ * once per walk, at the first request that needs it. */
+static void loom_request_running(loom_ompi_active_t *item, void *arg)
+{
+    uint64_t *now = arg;
+    mca_coll_loom_request_t *req = loom_request_of(item);
+
+    if (*now == 0) {
+        *now = mca_coll_loom_now_ns();
+    }
+    mca_coll_loom_watch(&req->op, item->sched, *now);
+}
+
+static void loom_request_done(loom_ompi_active_t *item, void *arg)
+{
+    (void)arg;
+    loom_request_finish(loom_request_of(item), item->status);
 }
 
 int mca_coll_loom_progress_requests(void)
 {
-    mca_coll_loom_request_t *req, *first, **link, *done = NULL;
     uint64_t now = 0;
-    int events = 0;
+    loom_ompi_walk_t walk = { .running = loom_request_running, .done = loom_request_done,
+                              .arg = &now };
 
-    if (__atomic_load_n(&loom_active_head, __ATOMIC_RELAXED) == NULL ||
-        __atomic_exchange_n(&loom_walking, 1, __ATOMIC_ACQUIRE)) {
-        return 0;
-    }
-    pthread_mutex_lock(&loom_active_lock);
-    first = loom_active_head;
-    pthread_mutex_unlock(&loom_active_lock);
-    /* Starts push in front of first; only this walk unlinks, so the chain
-     * from first on is stable while we walk it. */
-    for (req = first; req != NULL; req = req->next) {
-        req->status = loom_sched_progress(req->sched);
-        if (req->status == LOOM_INPROGRESS) {
-            if (now == 0) {
-                now = mca_coll_loom_now_ns();
-            }
-            mca_coll_loom_watch(&req->op, req->sched, now);
-        }
-    }
-    pthread_mutex_lock(&loom_active_lock);
-    for (link = &loom_active_head; *link != NULL;) {
-        req = *link;
-        if (req->status != LOOM_INPROGRESS) {
-            *link = req->next;
-            req->next = done;
-            done = req;
-        } else {
-            link = &req->next;
-        }
-    }
-    pthread_mutex_unlock(&loom_active_lock);
-    __atomic_store_n(&loom_walking, 0, __ATOMIC_RELEASE);
-    while (done != NULL) {
-        req = done;
-        done = req->next;
-        req->next = NULL;
-        loom_request_finish(req, req->status);
-        ++events;
-    }
-    return events;
+    return loom_ompi_actives_progress(&loom_requests, &walk);
 }

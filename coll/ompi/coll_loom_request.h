@@ -10,6 +10,8 @@
 #include "coll_loom_call.h"
 #include "coll_loom_data.h"
 
+#include "coll/ompi/shared/active.h"
+
 BEGIN_C_DECLS
 
 /* A nonblocking collective in flight. */
@@ -19,7 +21,7 @@ typedef struct mca_coll_loom_request {
      * into the request as if it were this type: its fields must sit where
      * they expect them, not over Loom's. */
     ompi_coll_base_nbc_request_t    super;
-    loom_sched_t                    *sched;
+    loom_ompi_active_t              active;         /* its schedule, on the active list */
     mca_coll_loom_module_t          *module;        /* retained while running */
     struct ompi_op_t                *retained_op;   /* user ops, retained */
     struct ompi_datatype_t          *retained_type; /* derived types, retained */
@@ -27,10 +29,8 @@ typedef struct mca_coll_loom_request {
     mca_coll_loom_reduce_ctx_t      reduce_ctx;     /* the schedule points here */
     size_t                          *owned;         /* per-rank counts the schedule uses */
     mca_coll_loom_stage_t           *stage;         /* unpacked at completion, or NULL */
-    loom_status_t                   status;         /* written by the progress walk */
     uint32_t                        seq;            /* the schedule's sequence number */
     int                             linked;         /* on the module's list */
-    struct mca_coll_loom_request    *next;          /* on the active list */
     struct mca_coll_loom_request    *mod_prev, *mod_next; /* on the module's list */
 } mca_coll_loom_request_t;
 

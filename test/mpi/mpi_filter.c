@@ -170,7 +170,7 @@ static void bad_value(const char *value, const char *part)
 }
 
 /* Filtering at work: the same dense double gradient allreduced ROUNDS
- * times at 1%.  The first calls teach the step tracker the sequence of
+ * times at 1%, blocking and nonblocking in turn.  The first calls teach the step tracker the sequence of
  * calls and run dense; from then on each result has at most p k nonzero
  * entries (k = 1% of 4096 = 41 per rank), never all 4096, is the same
  * bits on every rank, and the filter sends less than dense would. */
@@ -195,7 +195,16 @@ static void filtering(void)
         for (i = 0; i < N; ++i) {
             out[i] = (rank + i) % 17 + 1;
         }
-        MPI_Allreduce(MPI_IN_PLACE, out, N, MPI_DOUBLE, MPI_SUM, comm);
+        if (t % 2 == 1) {
+            /* Nonblocking on odd rounds (the last one too): a request
+             * Open MPI's progress advances. */
+            MPI_Request req;
+
+            MPI_Iallreduce(MPI_IN_PLACE, out, N, MPI_DOUBLE, MPI_SUM, comm, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Allreduce(MPI_IN_PLACE, out, N, MPI_DOUBLE, MPI_SUM, comm);
+        }
         hash[0] = 0;
         for (i = 0, nonzero = 0; i < N; ++i) {
             unsigned long long bits;

@@ -103,7 +103,6 @@ typedef struct mca_coll_loomfilter_module {
      * coll_loom_* parameters are mca_coll_loom's). */
     loom_filter_steps_t                 *steps;
     loom_coll_config_t                  config;
-    int                                 inflight;   /* nonblocking calls running */
     /* The module below, where every call not filtered goes. */
     mca_coll_base_module_allreduce_fn_t previous_allreduce;
     mca_coll_base_module_t              *previous_allreduce_module;
@@ -183,8 +182,8 @@ void mca_coll_loomfilter_call_end(mca_coll_loomfilter_call_t *call, loom_status_
 
 /* Nonblocking calls (coll_loomfilter_request.c): a request that runs the
  * call's schedule from Open MPI's progress; waiting, at a start, until
- * the module has room for one more (tags tell apart a limited number of
- * calls in flight); the progress callback. */
+ * a call started now stays within the sequence numbers tags tell apart
+ * from the module's calls in flight; the progress callback. */
 int mca_coll_loomfilter_request_start(mca_coll_loomfilter_call_t *call,
                                       ompi_request_t **request_p);
 void mca_coll_loomfilter_request_room(mca_coll_loomfilter_module_t *module);

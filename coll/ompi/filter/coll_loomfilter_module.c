@@ -28,7 +28,6 @@ static void loomfilter_module_construct(mca_coll_loomfilter_module_t *module)
     module->previous_iallreduce = NULL;
     module->previous_iallreduce_module = NULL;
     module->steps = NULL;
-    module->inflight = 0;
 }
 
 static void loomfilter_module_destruct(mca_coll_loomfilter_module_t *module)

@@ -5,10 +5,8 @@
  * until it waits: the training example's buckets go out while backward
  * still runs.
  *
- * The walk follows mca_coll_loom's: requests are pushed in front of a
- * list under a lock, one walk at a time advances them (a progress call
- * from inside a schedule's progress returns at once), and finished ones
- * are unlinked, then ended and completed outside the lock.
+ * The requests are on a list of libloom_ompi's (coll/ompi/shared/active.h),
+ * as mca_coll_loom's are on one of their own.
  *
  * Only intrinsic ops and predefined types reach here (MPI_SUM of float
  * or double), so there is nothing to retain but the module.
@@ -16,21 +14,20 @@
 #include "coll_loomfilter.h"
 
 #include "coll/core/engine/tag.h"
+#include "coll/ompi/shared/active.h"
 #include "coll/ompi/shared/loom_ompi.h"
 #include "opal/runtime/opal_progress.h"
 
 #include <pthread.h>
+#include <stddef.h>
 
 typedef struct mca_coll_loomfilter_request {
     ompi_request_t                          super;
     mca_coll_loomfilter_call_t              *call;
-    loom_status_t                           status;     /* written by the walk */
-    struct mca_coll_loomfilter_request      *next;
+    loom_ompi_active_t                      active;     /* the call's schedule, listed */
 } mca_coll_loomfilter_request_t;
 
-static pthread_mutex_t loomfilter_active_lock = PTHREAD_MUTEX_INITIALIZER;
-static mca_coll_loomfilter_request_t *loomfilter_active;
-static int loomfilter_walking;
+static loom_ompi_actives_t loomfilter_requests = LOOM_OMPI_ACTIVES_INITIALIZER;
 
 static int loomfilter_request_free(ompi_request_t **req_p)
 {
@@ -59,11 +56,19 @@ static void loomfilter_request_construct(mca_coll_loomfilter_request_t *req)
     req->super.req_free = loomfilter_request_free;
     req->super.req_cancel = loomfilter_request_cancel;
     req->call = NULL;
-    req->next = NULL;
+    req->active.next = NULL;
+    req->active.sched = NULL;
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_loomfilter_request_t, ompi_request_t,
                    loomfilter_request_construct, NULL);
+
+static mca_coll_loomfilter_request_t *loomfilter_request_of(loom_ompi_active_t *item)
+{
+    return (mca_coll_loomfilter_request_t *)(void *)((char *)item -
+                                                     offsetof(mca_coll_loomfilter_request_t,
+                                                              active));
+}
 
 /* The call is over: count it, free it, let the module go, complete. */
 static void loomfilter_request_finish(mca_coll_loomfilter_request_t *req, loom_status_t status)
@@ -72,18 +77,36 @@ static void loomfilter_request_finish(mca_coll_loomfilter_request_t *req, loom_s
 
     mca_coll_loomfilter_call_end(req->call, status);
     req->call = NULL;
-    __atomic_sub_fetch(&module->inflight, 1, __ATOMIC_RELAXED);
+    req->active.sched = NULL;
     OBJ_RELEASE(module);
     req->super.req_status.MPI_ERROR = loom_ompi_status_to_ompi(status);
     ompi_request_complete(&req->super, true);
 }
 
-/* Tags tell apart LOOM_TAG_MAX_INFLIGHT sequence numbers from the oldest
- * call in flight; every call of the communicator takes one, so keeping
- * the filter's own calls in flight well below that leaves room. */
+/* Whether a call started now on module stays within the sequence numbers
+ * a tag tells apart from every one of its calls still in flight (a count
+ * would not do: calls finish out of order).  The filter's team carries
+ * only filtered calls, all listed here while they run. */
+static int loomfilter_request_fits(mca_coll_loomfilter_module_t *module)
+{
+    uint32_t next = module->team->next_seq;
+    loom_ompi_active_t *item;
+    int fits = 1;
+
+    pthread_mutex_lock(&loomfilter_requests.lock);
+    for (item = loomfilter_requests.head; item != NULL && fits; item = item->next) {
+        mca_coll_loomfilter_request_t *req = loomfilter_request_of(item);
+
+        fits = req->call == NULL || req->call->module != module ||
+               next - item->sched->seq < (uint32_t)LOOM_TAG_MAX_INFLIGHT;
+    }
+    pthread_mutex_unlock(&loomfilter_requests.lock);
+    return fits;
+}
+
 void mca_coll_loomfilter_request_room(mca_coll_loomfilter_module_t *module)
 {
-    while (__atomic_load_n(&module->inflight, __ATOMIC_RELAXED) >= LOOM_TAG_MAX_INFLIGHT / 4) {
+    while (!loomfilter_request_fits(module)) {
         opal_progress();
     }
 }
@@ -106,8 +129,8 @@ int mca_coll_loomfilter_request_start(mca_coll_loomfilter_call_t *call,
     req->super.req_status._cancelled = 0;
     req->super.req_status._ucount = 0;
     req->call = call;
+    req->active.sched = call->sched;
     OBJ_RETAIN(module);
-    __atomic_add_fetch(&module->inflight, 1, __ATOMIC_RELAXED);
     *request_p = &req->super;
     /* The selection now, while the input is what the program passed, and
      * the first messages, so that peers can match them at once. */
@@ -116,50 +139,19 @@ int mca_coll_loomfilter_request_start(mca_coll_loomfilter_call_t *call,
         loomfilter_request_finish(req, status);
         return OMPI_SUCCESS;
     }
-    req->status = LOOM_INPROGRESS;  /* only the walk changes it from now on */
-    pthread_mutex_lock(&loomfilter_active_lock);
-    req->next = loomfilter_active;
-    loomfilter_active = req;
-    pthread_mutex_unlock(&loomfilter_active_lock);
+    loom_ompi_actives_push(&loomfilter_requests, &req->active);
     return OMPI_SUCCESS;
+}
+
+static void loomfilter_request_done(loom_ompi_active_t *item, void *arg)
+{
+    (void)arg;
+    loomfilter_request_finish(loomfilter_request_of(item), item->status);
 }
 
 int mca_coll_loomfilter_progress(void)
 {
-    mca_coll_loomfilter_request_t *req, *first, **link, *done = NULL;
-    int events = 0;
+    static const loom_ompi_walk_t walk = { .done = loomfilter_request_done };
 
-    if (__atomic_load_n(&loomfilter_active, __ATOMIC_RELAXED) == NULL ||
-        __atomic_exchange_n(&loomfilter_walking, 1, __ATOMIC_ACQUIRE)) {
-        return 0;
-    }
-    pthread_mutex_lock(&loomfilter_active_lock);
-    first = loomfilter_active;
-    pthread_mutex_unlock(&loomfilter_active_lock);
-    /* Starts push in front of first; only this walk unlinks, so the chain
-     * from first on is stable while it is walked. */
-    for (req = first; req != NULL; req = req->next) {
-        req->status = loom_sched_progress(req->call->sched);
-    }
-    pthread_mutex_lock(&loomfilter_active_lock);
-    for (link = &loomfilter_active; *link != NULL;) {
-        req = *link;
-        if (req->status != LOOM_INPROGRESS) {
-            *link = req->next;
-            req->next = done;
-            done = req;
-        } else {
-            link = &req->next;
-        }
-    }
-    pthread_mutex_unlock(&loomfilter_active_lock);
-    __atomic_store_n(&loomfilter_walking, 0, __ATOMIC_RELEASE);
-    while (done != NULL) {
-        req = done;
-        done = req->next;
-        req->next = NULL;
-        loomfilter_request_finish(req, req->status);
-        ++events;
-    }
-    return events;
+    return loom_ompi_actives_progress(&loomfilter_requests, &walk);
 }
