@@ -2,7 +2,8 @@
 # make train-filter-sweep: what gradient filtering costs in accuracy and
 # saves in bytes.  train_mlp on 4 ranks with Loom, dense and then with
 # --filter topk:D for each density D (mca_coll_loomfilter: top-k with
-# error feedback), the same seed and steps; prints each run's test
+# error feedback), plain and with momentum correction (topk:D,momentum=0.9,
+# train_mlp's own momentum then off), the same seed and steps; prints each run's test
 # accuracy, its distance from dense, the bytes its rank 0 sent per step
 # (the filter's MPI_T counters) and what dense would have sent, then the
 # lowest density that loses at most 0.5 points of test accuracy.
@@ -11,7 +12,7 @@
 # environment: LOOM_SWEEP_NP (4), LOOM_SWEEP_EPOCHS (3), LOOM_SWEEP_HIDDEN
 # (256,128: the train-demo's model), LOOM_SWEEP_DENSITIES ("0.1 0.01
 # 0.001"), LOOM_SWEEP_ARGS (more train_mlp options, e.g. "--steps 200").
-# Four runs of 3 epochs: 2 to 5 minutes on 2 cores.  Exits 1 when the
+# Seven runs of 3 epochs: 4 to 8 minutes on 2 cores.  Exits 1 when the
 # filter's counters are missing (the component not built or not loaded).
 set -euo pipefail
 build=${1:?usage: train_filter_sweep.sh BUILD_DIR}
@@ -54,26 +55,32 @@ field() { sed -n "s/^SUMMARY.* $1=\([^ ]*\).*/\1/p" "$2"; }
 
 echo "== Fashion-MNIST on $np ranks, $epochs epochs, model 784-$hidden-10: dense, then filtered"
 run dense
+specs=()
 for d in "${densities[@]}"; do
-    run "topk:$d" --filter "topk:$d,momentum=0.9"
+    specs+=("topk:$d" "topk:$d,momentum=0.9")
+done
+for s in "${specs[@]}"; do
+    run "$s" --filter "$s"
 done
 echo
 
 dense_acc=$(field test_acc "$tmp/dense")
 dense_step=$(awk -v b="$(field bytes_sent "$tmp/dense")" -v s="$(field steps "$tmp/dense")" \
              'BEGIN { printf "%.0f", b / s }')
-printf '%-14s %9s %10s %16s %16s %8s\n' run "test acc" "vs dense" "sent B/step" \
+printf '%-24s %9s %10s %16s %16s %8s\n' run "test acc" "vs dense" "sent B/step" \
     "dense B/step" "sent"
-printf '%-14s %8.2f%% %10s %16s %16s %8s\n' dense "$(awk -v a="$dense_acc" 'BEGIN { print 100 * a }')" \
+printf '%-24s %8.2f%% %10s %16s %16s %8s\n' dense "$(awk -v a="$dense_acc" 'BEGIN { print 100 * a }')" \
     "" "$dense_step" "$dense_step" "100%"
 best='' missing=''
-for d in "${densities[@]}"; do
-    out=$tmp/topk:$d
+for s in "${specs[@]}"; do
+    d=${s#topk:}
+    d=${d%%,*}
+    out=$tmp/$s
     acc=$(field test_acc "$out")
     sent=$(field filter_sent_per_step "$out")
     dense=$(field filter_dense_per_step "$out")
     if [ "$(field steps "$out")" != "$(field steps "$tmp/dense")" ]; then
-        echo "train_filter_sweep: topk:$d ran $(field steps "$out") steps, dense $(field steps "$tmp/dense")" >&2
+        echo "train_filter_sweep: $s ran $(field steps "$out") steps, dense $(field steps "$tmp/dense")" >&2
         exit 1
     fi
     calls=$(field filter_calls "$out")
@@ -81,10 +88,10 @@ for d in "${densities[@]}"; do
         missing=1
         sent=n/a dense=n/a
     fi
-    awk -v name="topk:$d" -v acc="$acc" -v d0="$dense_acc" -v sent="$sent" -v dense="$dense" '
+    awk -v name="$s" -v acc="$acc" -v d0="$dense_acc" -v sent="$sent" -v dense="$dense" '
         BEGIN {
             share = dense + 0 > 0 ? sprintf("%.2f%%", 100 * sent / dense) : "n/a"
-            printf "%-14s %8.2f%% %+9.2fpt %16s %16s %8s\n", name, 100 * acc, 100 * (acc - d0),
+            printf "%-24s %8.2f%% %+9.2fpt %16s %16s %8s\n", name, 100 * acc, 100 * (acc - d0),
                    sent, dense, share
         }'
     # The densities in the order given; keep the lowest within 0.5 points.
