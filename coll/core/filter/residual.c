@@ -64,6 +64,9 @@ loom_status_t loom_residual_store_create(size_t max_bytes,
 
 static void residual_slot_free(loom_residual_slot_t *slot)
 {
+    if (slot->state_free != NULL) {
+        slot->state_free(slot->state);
+    }
     free(slot->momentum);
     free(slot->residual);
     free(slot);

@@ -40,6 +40,11 @@ typedef struct loom_residual_slot {
     loom_residual_key_t key;        /* read-only */
     void                *residual;  /* count elements; the caller updates them */
     void                *momentum;  /* NULL unless asked for; as residual */
+    /* What the exchange keeps per slot (split-and-reduce's thresholds and
+     * regions), set by the caller; state_free(state) runs when the slot
+     * goes. */
+    void                *state;
+    void                (*state_free)(void *state);
     struct loom_residual_slot *next; /* the store's chain; not for callers */
 } loom_residual_slot_t;
 

@@ -29,6 +29,8 @@
 typedef enum loom_sparse_alg {
     LOOM_SPARSE_AUTO = 0,
     LOOM_SPARSE_ALLGATHER = 1,
+    LOOM_SPARSE_MERGE = 2,      /* recursive doubling of merged pairs (sparse_merge.c) */
+    LOOM_SPARSE_SPLIT = 3,      /* split-and-reduce, global threshold (sparse_split.c) */
     LOOM_SPARSE_ALG_COUNT
 } loom_sparse_alg_t;
 
@@ -39,6 +41,11 @@ typedef enum loom_sparse_path {
     LOOM_SPARSE_PATH_SPARSE = 1,    /* the arms of the schedule (sched.h) */
     LOOM_SPARSE_PATH_DENSE = 2
 } loom_sparse_path_t;
+
+/* What split-and-reduce keeps from one call of a slot to the next (the
+ * global threshold, the owners' regions); made and freed by its owner
+ * (sparse_split.c), held by the caller per gradient slot. */
+typedef struct loom_sparse_state loom_sparse_state_t;
 
 /* What the sparse allreduce needs beyond loom_coll_args_t (args->sparse);
  * copied into the schedule when it is planned. */
@@ -58,6 +65,13 @@ typedef struct loom_sparse_args {
      * prices).  Never set on a real call. */
     int                 modeled;
     size_t              model_k;
+    /* Split-and-reduce: pairs this rank selected that the global
+     * threshold did not keep, handed back once the call is done so that
+     * the caller returns them to its residual (nothing is lost); NULL
+     * where the caller keeps no residual (then they are dropped). */
+    void                (*putback)(void *ctx, const void *block, size_t k);
+    loom_sparse_state_t *state;     /* split: NULL, or the slot's state */
+    int                 encoding;   /* allgather: 0 (the cheapest), or a forced one */
 } loom_sparse_args_t;
 
 /* What one call did, for the caller's counters: read it once the
@@ -67,7 +81,19 @@ typedef struct loom_sparse_outcome {
     size_t  union_bound;    /* every rank's k summed: the union's upper bound */
     int     dense;          /* took the dense path */
     size_t  bytes_sent;     /* what this rank sent, sizes included */
+    int     alg;            /* loom_sparse_alg_t that ran */
+    int     encoding;       /* allgather: the encoding every rank used */
+    int     dense_stage;    /* merge: the first stage that went dense, -1 none */
+    size_t  kept;           /* split: pairs of the result (after the global threshold) */
+    size_t  put_back;       /* split: this rank's pairs handed to putback */
 } loom_sparse_outcome_t;
+
+/* Where every algorithm's schedule state begins, at the start of its
+ * scratch, so that loom_sparse_outcome reads any of them. */
+typedef struct loom_sparse_head {
+    loom_sparse_args_t      sp;
+    loom_sparse_outcome_t   out;
+} loom_sparse_head_t;
 
 extern const char *const loom_sparse_alg_names[];
 extern const loom_algorithm_t loom_sparse_algorithms[LOOM_SPARSE_ALG_COUNT];
@@ -75,6 +101,10 @@ extern const loom_collective_t loom_sparse_allreduce_collective;
 
 loom_status_t loom_sparse_allgather_plan(const loom_coll_args_t *args, loom_team_t *team,
                                          loom_sched_t **sched_p);
+loom_status_t loom_sparse_merge_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                     loom_sched_t **sched_p);
+loom_status_t loom_sparse_split_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                     loom_sched_t **sched_p);
 
 /* The outcome of a done sparse allreduce schedule. */
 loom_status_t loom_sparse_outcome(const loom_sched_t *sched, loom_sparse_outcome_t *out_p);

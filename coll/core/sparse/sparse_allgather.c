@@ -54,8 +54,7 @@
 
 /* The schedule's own state, at the start of its scratch. */
 typedef struct loom_sparse_ctx {
-    loom_sparse_args_t      sp;
-    loom_sparse_outcome_t   out;
+    loom_sparse_head_t      h;          /* first: sparse.h */
     int                     p;
     int                     me;         /* team rank */
     int                     mepos;      /* position in the rank order */
@@ -83,16 +82,16 @@ static loom_status_t loom_sparse_select_step(loom_sched_t *sched, void *arg)
     loom_status_t status;
 
     (void)sched;
-    status = c->sp.select(c->sp.ctx, c->blocks + (size_t)c->me * c->bound, &k);
+    status = c->h.sp.select(c->h.sp.ctx, c->blocks + (size_t)c->me * c->bound, &k);
     if (status != LOOM_OK) {
         return status;
     }
-    if (k > c->sp.kmax || k > c->count) {
+    if (k > c->h.sp.kmax || k > c->count) {
         loom_error("coll", "sparse allreduce: the selection gave %zu pairs, more than its "
-                   "bound of %zu (and the vector's %zu elements)", k, c->sp.kmax, c->count);
+                   "bound of %zu (and the vector's %zu elements)", k, c->h.sp.kmax, c->count);
         return LOOM_ERR_INVALID_PARAM;
     }
-    c->out.pairs = k;
+    c->h.out.pairs = k;
     c->sizes[0] = k;
     return LOOM_OK;
 }
@@ -130,7 +129,7 @@ static size_t loom_sparse_dense_sent(const loom_sparse_ctx_t *c)
 static loom_status_t loom_sparse_decide_step(loom_sched_t *sched, void *arg)
 {
     loom_sparse_ctx_t *c = arg;
-    const loom_cost_t *m = &c->sp.cost;
+    const loom_cost_t *m = &c->h.sp.cost;
     double w, n, t_sparse, t_dense;
     size_t total = 0, sent = 0;
     int j, r, dense;
@@ -140,10 +139,10 @@ static loom_status_t loom_sparse_decide_step(loom_sched_t *sched, void *arg)
         int pos = (c->mepos + j) % c->p;
 
         r = c->ranks[pos];
-        if (c->sizes[j] > c->sp.kmax) {
+        if (c->sizes[j] > c->h.sp.kmax) {
             loom_error("coll", "sparse allreduce: rank %d announced %llu pairs, more than "
                        "the bound of %zu every rank plans with", r,
-                       (unsigned long long)c->sizes[j], c->sp.kmax);
+                       (unsigned long long)c->sizes[j], c->h.sp.kmax);
             return LOOM_ERR_INVALID_PARAM;
         }
         c->k[r] = (size_t)c->sizes[j];
@@ -155,10 +154,10 @@ static loom_status_t loom_sparse_decide_step(loom_sched_t *sched, void *arg)
     t_sparse = (c->p - 1) * m->alpha + (double)total * w * (m->beta + m->gamma);
     t_dense = 2 * (c->p - 1) * (m->alpha + n / c->p * m->beta) +
               (double)(c->p - 1) / c->p * n * m->gamma;
-    dense = c->sp.path == LOOM_SPARSE_PATH_DENSE ||
-            (c->sp.path == LOOM_SPARSE_PATH_MODEL && t_dense < t_sparse);
-    c->out.union_bound = total;
-    c->out.dense = dense;
+    dense = c->h.sp.path == LOOM_SPARSE_PATH_DENSE ||
+            (c->h.sp.path == LOOM_SPARSE_PATH_MODEL && t_dense < t_sparse);
+    c->h.out.union_bound = total;
+    c->h.out.dense = dense;
     if (dense) {
         sent = loom_sparse_dense_sent(c);
     } else {
@@ -167,7 +166,7 @@ static loom_status_t loom_sparse_decide_step(loom_sched_t *sched, void *arg)
             sent += j != (c->mepos + 1) % c->p ? c->len[j] : 0;
         }
     }
-    c->out.bytes_sent = loom_sparse_sizes_sent(c->p) + (c->p > 1 ? sent : 0);
+    c->h.out.bytes_sent = loom_sparse_sizes_sent(c->p) + (c->p > 1 ? sent : 0);
     loom_sched_take_arm(sched, dense ? LOOM_SPARSE_PATH_DENSE : LOOM_SPARSE_PATH_SPARSE);
     return LOOM_OK;
 }
@@ -396,7 +395,8 @@ loom_status_t loom_sparse_allgather_plan(const loom_coll_args_t *args, loom_team
     }
     c = (loom_sparse_ctx_t *)(void *)scratch;
     *c = (loom_sparse_ctx_t){
-        .sp = *args->sparse, .p = p, .me = team->rank, .mepos = loom_order_pos(o, team->rank),
+        .h = { .sp = *args->sparse, .out = { .alg = LOOM_SPARSE_ALLGATHER, .dense_stage = -1 } },
+        .p = p, .me = team->rank, .mepos = loom_order_pos(o, team->rank),
         .ranks = ranks, .recvbuf = args->recvbuf, .count = args->count,
         .esize = args->elem_size, .type = type, .blocks = scratch + lay.blocks_at,
         .bound = loom_sparse_round_up(loom_pairs_bytes(kmax, type)),
@@ -404,7 +404,7 @@ loom_status_t loom_sparse_allgather_plan(const loom_coll_args_t *args, loom_team
         .len = (size_t *)(void *)(scratch + lay.len_at),
         .k = (size_t *)(void *)(scratch + lay.k_at),
     };
-    c->sp.kmax = kmax;
+    c->h.sp.kmax = kmax;
 
     sel = loom_sched_compute(sched, loom_sparse_select_step, c, args->count * args->elem_size,
                              LOOM_NO_DEPS);
@@ -465,12 +465,12 @@ loom_status_t loom_sparse_allgather_plan(const loom_coll_args_t *args, loom_team
     }
     loom_sched_build_arm(sched, 0);
     loom_sparse_declare(sched, args, c, sel, decide, merge, densify);
-    if (c->sp.modeled) {
+    if (c->h.sp.modeled) {
         /* What the compute steps would have found, for the simulator. */
         for (i = 0; i < p; ++i) {
-            c->sizes[i] = c->sp.model_k < kmax ? c->sp.model_k : kmax;
+            c->sizes[i] = c->h.sp.model_k < kmax ? c->h.sp.model_k : kmax;
         }
-        c->out.pairs = (size_t)c->sizes[0];
+        c->h.out.pairs = (size_t)c->sizes[0];
         status = loom_sparse_decide_step(sched, c);
         if (status != LOOM_OK) {
             sched->build_status = status;
@@ -478,17 +478,4 @@ loom_status_t loom_sparse_allgather_plan(const loom_coll_args_t *args, loom_team
     }
 out:
     return loom_sched_plan_done(sched, sched_p);
-}
-
-loom_status_t loom_sparse_outcome(const loom_sched_t *sched, loom_sparse_outcome_t *out_p)
-{
-    if (sched->status != LOOM_OK || sched->alg_id != LOOM_SPARSE_ALLGATHER) {
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    if (sched->scratch == NULL) {
-        *out_p = (loom_sparse_outcome_t){ 0 };
-        return LOOM_OK;
-    }
-    *out_p = ((const loom_sparse_ctx_t *)sched->scratch)->out;
-    return LOOM_OK;
 }

@@ -43,3 +43,17 @@ const loom_collective_t loom_sparse_allreduce_collective = {
     .handoff = LOOM_COLL_NO_SETTING,
     .pair_handoff = LOOM_COLL_NO_SETTING,
 };
+
+loom_status_t loom_sparse_outcome(const loom_sched_t *sched, loom_sparse_outcome_t *out_p)
+{
+    if (sched->status != LOOM_OK || sched->alg_id <= LOOM_SPARSE_AUTO ||
+        sched->alg_id >= LOOM_SPARSE_ALG_COUNT) {
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    if (sched->scratch == NULL) {
+        *out_p = (loom_sparse_outcome_t){ .alg = sched->alg_id, .dense_stage = -1 };
+        return LOOM_OK;
+    }
+    *out_p = ((const loom_sparse_head_t *)sched->scratch)->out;
+    return LOOM_OK;
+}
