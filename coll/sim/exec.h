@@ -67,6 +67,10 @@ loom_status_t loom_sim_prog_plan(loom_sim_prog_t *prog, const loom_sim_build_par
  * returned: 0 when none did (a plan without arms). */
 int loom_sim_prog_arm(const loom_sim_prog_t *prog);
 
+/* The bytes rank 0's plan sends, steps of arms not taken and empty
+ * run-time lengths left out: what one rank puts on the wire. */
+uint64_t loom_sim_prog_sent0(const loom_sim_prog_t *prog);
+
 /* loom_sim_prog_create, then loom_sim_prog_plan; nothing is handed out
  * when planning fails. */
 loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *params,

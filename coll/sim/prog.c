@@ -287,6 +287,9 @@ static loom_status_t loom_sim_prog_add(loom_sim_prog_t *prog, int r, const loom_
             .flags = (uint8_t)((cnt[i] > LOOM_SIM_STEP_INLINE_DEPS ? LOOM_SIM_STEP_INLINE_DEPS + 1
                                                                    : cnt[i])
                                << LOOM_SIM_STEP_NDEP_SHIFT) };
+        if (type == LOOM_STEP_SEND && r == 0) {
+            prog->sent0 += bytes;
+        }
         if (type == LOOM_STEP_SEND || type == LOOM_STEP_RECV) {
             int32_t src, dst;
 
@@ -381,6 +384,7 @@ static void loom_sim_prog_reset(loom_sim_prog_t *prog)
     prog->levels = prog->nsteps = prog->real_steps = prog->nedges = 0;
     prog->as_built = 0;
     prog->arm = 0;
+    prog->sent0 = 0;
     prog->nsettle = 0;
     if (prog->nmeets > 0) {
         for (i = 0; i < prog->cap_meets; ++i) {
@@ -531,6 +535,11 @@ out:
 int loom_sim_prog_arm(const loom_sim_prog_t *prog)
 {
     return prog->arm;
+}
+
+uint64_t loom_sim_prog_sent0(const loom_sim_prog_t *prog)
+{
+    return prog->sent0;
 }
 
 loom_status_t loom_sim_prog_build(const loom_sim_build_params_t *params,

@@ -80,6 +80,7 @@ struct loom_sim_prog {
     int             as_built;       /* no run since the build: every pending
                                      * is ndeps, no step is posted */
     int             arm;            /* the arm rank 0's plan took (exec.h) */
+    uint64_t        sent0;          /* bytes rank 0's sends move (exec.h) */
     loom_sim_step_t *steps;
     long            cap_levels;
     int32_t         *dependents;    /* global step indices, of steps with more

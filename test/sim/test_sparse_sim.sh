@@ -66,6 +66,12 @@ for p in 8 64; do
         fail "$p ranks: the dense path's $dense us against the ring's $ring us"
 done
 
+# What one rank sends (the CSV's sent_bytes): at 8 ranks every rank's
+# block but its right neighbour's, k = ceil(0.001 * 4194304) = 4195 pairs
+# of 8 bytes each, plus the sizes' Bruck gather (1 + 2 + 4 sizes of 8).
+sent=$(field "$tmp/sparse.csv" 8 15)
+[ "$sent" = $((7 * 4195 * 8 + 7 * 8)) ] || fail "8 ranks, density 0.001: rank 0 sent $sent bytes"
+
 # Density 1: every element selected; the model goes dense, and the run
 # is the forced dense path's to the bit.
 # shellcheck disable=SC2086

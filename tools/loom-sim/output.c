@@ -36,7 +36,7 @@ static const char *loom_sim_alg_label(const loom_sim_coll_t *coll, const loom_si
 void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_sim_sweep_t *sw)
 {
     const loom_sim_model_t *m = &o->model;
-    char size[32], seg[32], label[64], choice[96];
+    char size[32], seg[32], sent[32], label[64], choice[96];
     int i, c;
 
     fprintf(out, "# loom-sim: %s, %d ranks per node (%s), %d nodes per rack, "
@@ -57,8 +57,9 @@ void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_si
                 o->sparse.path == 0 ? "by the cost model" : o->sparse.path == 1 ? "sparse (forced)"
                                                                               : "dense (forced)");
     }
-    fprintf(out, "%7s %6s %6s %9s  %-26s %7s %14s %10s %10s  %s\n", "ranks", "nodes", "racks",
-            "size", "algorithm", "segment", "time(us)", "algbw", "busbw", "loom chooses");
+    fprintf(out, "%7s %6s %6s %9s  %-26s %7s %14s %10s %10s  %-*s%s\n", "ranks", "nodes",
+            "racks", "size", "algorithm", "segment", "time(us)", "algbw", "busbw",
+            o->coll->sparse ? 16 : 0, "loom chooses", o->coll->sparse ? "  sent/rank" : "");
     for (i = 0; i < sw->nrows; ++i) {
         const loom_sim_row_t *r = &sw->rows[i];
 
@@ -72,10 +73,16 @@ void loom_sim_output_table(FILE *out, const loom_sim_options_t *o, const loom_si
                     "refused", "-", "-", choice);
             continue;
         }
-        fprintf(out, "%7d %6d %6d %9s %c%-26s %7s %14.2f %10.3f %10.3f  %s\n", r->ranks,
+        fprintf(out, "%7d %6d %6d %9s %c%-26s %7s %14.2f %10.3f %10.3f  %-*s", r->ranks,
                 r->nodes, r->racks, size, r->chosen ? '*' : ' ',
                 loom_sim_alg_label(o->coll, r, label, sizeof(label)), seg, r->time_s * 1e6,
-                r->algbw_gbs, r->busbw_gbs, choice);
+                r->algbw_gbs, r->busbw_gbs, o->coll->sparse ? 16 : 0, choice);
+        if (o->coll->sparse) {
+            /* The sparse exchanges' point is fewer bytes: say how many. */
+            fprintf(out, "  %s", loom_tool_size_format((size_t)r->sent_bytes, sent,
+                                                       sizeof(sent)));
+        }
+        fputc('\n', out);
     }
     fprintf(out, "# %d predictions in %.1f s\n", sw->nrows, sw->wall_s);
 }
@@ -91,7 +98,7 @@ int loom_sim_output_csv(const char *path, const loom_sim_options_t *o, const loo
         return -1;
     }
     fprintf(f, "coll,ranks,nodes,racks,bytes,algorithm,ran,seg_bytes,time_us,algbw_gbs,"
-            "busbw_gbs,chosen,loom_choice,loom_choice_seg\n");
+            "busbw_gbs,chosen,loom_choice,loom_choice_seg,sent_bytes\n");
     for (i = 0; i < sw->nrows; ++i) {
         const loom_sim_row_t *r = &sw->rows[i];
 
@@ -103,8 +110,8 @@ int loom_sim_output_csv(const char *path, const loom_sim_options_t *o, const loo
         } else {
             fprintf(f, ",,,");
         }
-        fprintf(f, "%d,%s,%zu\n", r->chosen, o->coll->engine->alg_names[r->choice_alg],
-                r->choice_seg);
+        fprintf(f, "%d,%s,%zu,%llu\n", r->chosen, o->coll->engine->alg_names[r->choice_alg],
+                r->choice_seg, (unsigned long long)r->sent_bytes);
     }
     if (fclose(f) != 0) {
         fprintf(stderr, "loom-sim: --csv %s: %s\n", path, strerror(errno));

@@ -114,12 +114,19 @@ static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
     if (status != LOOM_OK) {
         return status;
     }
-    loom_sim_select(coll, &cfg, team, bytes, 0, &choice);
-    /* The segment and depth the engine uses when the algorithm is forced. */
-    loom_sim_select(coll, &cfg, team, bytes, alg != 0 ? alg : choice.alg, &forced);
     if (coll->sparse) {
         loom_sim_sparse_args(sp != NULL ? sp : &sp_default, &cfg, team, bytes, &sparse);
     }
+    loom_sim_select(coll, &cfg, team, bytes, 0, &choice);
+    if (coll->engine->refine != NULL && coll->sparse) {
+        /* What the selection adds from the call's arguments (collective.h). */
+        loom_coll_args_t a = { .count = bytes / sizeof(float), .elem_size = sizeof(float),
+                               .sparse = &sparse };
+
+        coll->engine->refine(&a, team, &choice);
+    }
+    /* The segment and depth the engine uses when the algorithm is forced. */
+    loom_sim_select(coll, &cfg, team, bytes, alg != 0 ? alg : choice.alg, &forced);
     loom_team_destroy(team);
     if (coll->sparse) {
         status = loom_sim_sparse_fits(p, bytes, &sparse);
@@ -155,6 +162,7 @@ static loom_status_t loom_sim_predict_on(const loom_sim_coll_t *coll,
     }
     row->ok = 1;
     row->arm = loom_sim_prog_arm(prog);
+    row->sent_bytes = loom_sim_prog_sent0(prog);
     row->time_s = res.time_s;
     row->algbw_gbs = res.time_s > 0 ? (double)bytes / res.time_s * 1e-9 : 0;
     row->busbw_gbs = loom_sim_coll_busbw(coll, row->algbw_gbs, p);

@@ -19,6 +19,7 @@ typedef struct loom_sim_row {
     int     choice_alg;     /* Loom's cost model at this point */
     size_t  choice_seg;
     int     chosen;         /* this row is what Loom would run */
+    uint64_t sent_bytes;    /* what rank 0 sends (exec.h: loom_sim_prog_sent0) */
 } loom_sim_row_t;
 
 typedef struct loom_sim_sweep {

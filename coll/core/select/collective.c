@@ -86,6 +86,9 @@ loom_status_t loom_coll_select(const loom_collective_t *coll, const loom_coll_ar
         return LOOM_ERR_INVALID_PARAM;
     }
     coll->select(cfg, team, bytes, commutative, choice_p);
+    if (coll->refine != NULL && !choice_p->forced) {
+        coll->refine(args, team, choice_p);
+    }
     if (args->reproducible && coll->reproducible != 0) {
         *choice_p = (loom_choice_t){ .alg = coll->reproducible, .forced = 1, .rule = -1 };
     }

@@ -91,6 +91,12 @@ typedef struct loom_collective {
     int                     rooted;         /* args->root must be a rank */
     int                     vector;         /* bytes are the total over all ranks' blocks */
     loom_select_fn_t        select;
+    /* NULL, or what the call's arguments add to the choice where its
+     * bytes alone do not decide (the sparse allreduce: how many entries
+     * every rank selects); runs after select unless a setting or rule
+     * forced the algorithm. */
+    void                    (*refine)(const loom_coll_args_t *args, const loom_team_t *team,
+                                      loom_choice_t *choice_p);
     loom_segment_alg_t      segment;
     /* Where its settings sit in loom_coll_config_t (offsetof):
      * <name>_algorithm (an int), <name>_handoff and <name>_pair_handoff
