@@ -34,7 +34,8 @@
  *     evaluation) make such a history: learning starts at the first
  *     call, and the history is periodic only from the loop on.  Give
  *     filtering a communicator of its own for the gradients (as
- *     examples/train_mlp does), or mark steps (loom_filter_steps_mark).
+ *     examples/train_mlp does), or mark steps (loom_filter_step in
+ *     include/loom/filter.h, which calls loom_filter_steps_mark).
  *  2. A sequence that opens with a run that repeats (A A A B, or
  *     A B A B C) locks early on the run (A, or A B), and the calls after
  *     the lock, up to the first different count, are filtered in the
@@ -45,8 +46,8 @@
  *     position, so gradients of different sizes never mix.
  *  3. Every call of the same count (one fusion buffer size) cannot show
  *     a step from counts: the tracker locks with period 1 and every call
- *     shares one slot.  An application (or a later setting) that knows
- *     its steps calls loom_filter_steps_mark, which switches the tracker
+ *     shares one slot.  An application that knows its steps calls
+ *     loom_filter_step (loom_filter_steps_mark here), which switches the tracker
  *     to explicit steps for good: the position is the call's index since
  *     the last mark.
  */
