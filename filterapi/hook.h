@@ -46,10 +46,10 @@ typedef struct loom_filter_hook {
     /* Calls fn for each slot of comm, under the store's lock, until fn
      * returns nonzero (then LOOM_ERR_IO). */
     loom_status_t (*slots)(void *comm, loom_filter_hook_slot_fn_t fn, void *ctx);
-    /* The slot of (name or position, type, count) of comm, created if
-     * need be; with data, its residual becomes data's count elements;
-     * without, it is copied out to out (may be NULL).  NOT_FOUND: no such
-     * slot and data is NULL. */
+    /* load: the slot of (name or position, type, count) of comm, made if
+     * need be, takes data's count elements as its residual (slot->residual
+     * is not read).  read: that slot's residual is copied to out;
+     * LOOM_ERR_NOT_FOUND when there is no such slot. */
     loom_status_t (*load)(void *comm, const loom_filter_hook_slot_t *slot, const void *data);
     loom_status_t (*read)(void *comm, const loom_filter_hook_slot_t *slot, void *out);
 } loom_filter_hook_t;
