@@ -24,9 +24,14 @@ run() {
         --mca coll_loomfilter_priority 110 "$@" </dev/null >"$dir/$name.out" 2>&1
     echo $? >"$dir/$name.rc"
 }
+# passed NAME WHAT: the run printed PASS WHAT, exited 0, and neither UCX
+# nor Loom warned or reported an error (as run.sh checks).
 passed() {
     grep -q "^PASS $2" "$dir/$1.out" && [ "$(cat "$dir/$1.rc")" -eq 0 ] ||
         { cat "$dir/$1.out"; fail "$1: no PASS (exit status $(cat "$dir/$1.rc"))"; }
+    if grep -E 'UCX  (ERROR|WARN)|^\[loom[^]]*\] (error|warn) ' "$dir/$1.out" >/dev/null; then
+        cat "$dir/$1.out"; fail "$1: UCX or Loom reported errors or warnings"
+    fi
     echo "== $1: passed"
 }
 

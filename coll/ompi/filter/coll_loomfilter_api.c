@@ -14,6 +14,7 @@
  */
 #include "coll_loomfilter.h"
 
+#include "common/log.h"
 #include "filterapi/hook.h"
 
 #include <dlfcn.h>
@@ -161,6 +162,7 @@ void mca_coll_loomfilter_api_attach(void)
     hook->load = loomfilter_api_load;
     hook->read = loomfilter_api_read;
     loomfilter_hook = hook;
+    loom_debug("coll", "libloom-filter is linked: its calls reach this component");
 }
 
 void mca_coll_loomfilter_api_detach(void)
