@@ -3,6 +3,8 @@
  * momentum and where training stands (epoch, next batch, optimizer step),
  * all replicated (every rank of a data-parallel job holds them whole), so
  * a job restarts from the last committed step on any number of ranks.
+ * With --filter, the filter's residuals too (loom/filter.h): each rank's
+ * own, folded onto the new rank count at a restore (docs/filter_api.md).
  */
 #ifndef MLP_CHECKPOINT_H
 #define MLP_CHECKPOINT_H
@@ -33,7 +35,11 @@ mlp_status_t mlp_ckpt_open(const mlp_options_t *opts, mlp_model_t *model, MPI_Co
 mlp_status_t mlp_ckpt_resume(mlp_ckpt_t *ck, mlp_progress_t *progress, int *resumed_p,
                              mlp_error_t *err);
 
-/* Saves the model and progress as step progress->steps.  Collective. */
+/* The residual bytes the last resume put back into the filter (0: none). */
+size_t mlp_ckpt_restored_residual_bytes(const mlp_ckpt_t *ck);
+
+/* Saves the model and progress (and with --filter the residuals) as step
+ * progress->steps.  Collective. */
 mlp_status_t mlp_ckpt_save(mlp_ckpt_t *ck, const mlp_progress_t *progress,
                            mlp_error_t *err);
 

@@ -411,6 +411,10 @@ mlp_status_t mlp_trainer_run(mlp_trainer_t *t, mlp_result_t *res, mlp_error_t *e
         if (resumed && t->rank == 0 && !t->opts->quiet) {
             printf("resumed from checkpoint step %ld (epoch %ld, batch %ld) on %d ranks\n",
                    from.steps, from.epoch + 1, from.batch, t->size);
+            if (t->opts->filter != NULL) {
+                printf("restored %zu bytes of filter residuals\n",
+                       mlp_ckpt_restored_residual_bytes(t->ckpt));
+            }
         }
         stop = t->opts->steps > 0 && t->steps >= t->opts->steps;
     }

@@ -32,15 +32,22 @@ static uint64_t residual_hash(const loom_residual_key_t *key)
 {
     uint64_t h = residual_mix(key->comm);
 
+    const unsigned char *c;
+
     h = residual_mix(h ^ ((uint64_t)key->position << 8 | (uint64_t)key->type));
-    return residual_mix(h ^ (uint64_t)key->count);
+    h = residual_mix(h ^ (uint64_t)key->count);
+    for (c = (const unsigned char *)key->name; *c != '\0'; c++) {
+        h = (h ^ *c) * UINT64_C(0x100000001b3);
+    }
+    return residual_mix(h);
 }
 
 static int residual_key_equal(const loom_residual_key_t *a,
                               const loom_residual_key_t *b)
 {
     return a->comm == b->comm && a->position == b->position &&
-           a->type == b->type && a->count == b->count;
+           a->type == b->type && a->count == b->count &&
+           strcmp(a->name, b->name) == 0;
 }
 
 loom_status_t loom_residual_store_create(size_t max_bytes,
@@ -235,6 +242,24 @@ size_t loom_residual_store_release_comm(loom_residual_store_t *store,
         }
     }
     return released;
+}
+
+int loom_residual_store_each(loom_residual_store_t *store, uint64_t comm,
+                             int (*fn)(loom_residual_slot_t *slot, void *ctx),
+                             void *ctx)
+{
+    size_t b;
+    int rc;
+
+    for (b = 0; b < store->nbuckets; b++) {
+        loom_residual_slot_t *slot = store->buckets[b];
+        for (; slot != NULL; slot = slot->next) {
+            if (slot->key.comm == comm && (rc = fn(slot, ctx)) != 0) {
+                return rc;
+            }
+        }
+    }
+    return 0;
 }
 
 size_t loom_residual_store_bytes(const loom_residual_store_t *store)

@@ -5,7 +5,9 @@
  * A slot is keyed by (communicator key, position of the call in the step,
  * count, element type) -- never by buffer address: fusion buffers and
  * allocators reuse addresses for different gradients.  The position comes
- * from the step tracker (steps.h).  A slot holds the residual (count
+ * from the step tracker (steps.h).  A slot the application named
+ * (loom_filter_name, include/loom/filter.h) is keyed by its name instead
+ * of a position: the key's name is then non-empty and its position 0.  A slot holds the residual (count
  * elements, zero when created) and, for momentum correction, a second
  * buffer u of the same size (feedback.h).
  *
@@ -29,11 +31,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest slot name: a checkpoint region name holds at most 64
+ * characters, and the residual's region adds a 6-character prefix
+ * (docs/filter_api.md). */
+#define LOOM_RESIDUAL_NAME_MAX 58
+
 typedef struct loom_residual_key {
     uint64_t            comm;       /* the communicator, as the caller names it */
     uint32_t            position;   /* steps.h: the call's place in the step */
     loom_filter_type_t  type;
     size_t              count;      /* elements */
+    /* Empty: a positional slot.  Else the application's name for it
+     * (1 .. LOOM_RESIDUAL_NAME_MAX characters), position 0. */
+    char                name[LOOM_RESIDUAL_NAME_MAX + 1];
 } loom_residual_key_t;
 
 typedef struct loom_residual_slot {
@@ -86,6 +96,13 @@ loom_residual_slot_t *loom_residual_store_find(loom_residual_store_t *store,
  * many there were. */
 size_t loom_residual_store_release_comm(loom_residual_store_t *store,
                                         uint64_t comm);
+
+/* Calls fn(slot, ctx) for every slot of comm, in no particular order,
+ * until fn returns nonzero; returns that value, or 0.  fn must not add
+ * or free slots. */
+int loom_residual_store_each(loom_residual_store_t *store, uint64_t comm,
+                             int (*fn)(loom_residual_slot_t *slot, void *ctx),
+                             void *ctx);
 
 /* What the store reports: bytes of buffers held, slots held, and slots
  * refused for the bound since creation. */

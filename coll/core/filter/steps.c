@@ -19,6 +19,7 @@ struct loom_filter_steps {
     uint64_t    base;       /* the step learning began in */
     uint64_t    step;       /* locked or explicit: the current step */
     uint64_t    last_step;  /* the step of the last call answered */
+    int         answered;   /* a call was answered: last_step means something */
     uint64_t    resets;
 };
 
@@ -142,9 +143,11 @@ loom_status_t loom_filter_steps_next(loom_filter_steps_t *steps, size_t count,
         call.locked = steps->pos <= UINT32_MAX;
         steps->pos++;
         steps->last_step = call.step;
+        steps->answered = 1;
         *call_p = call;
         return LOOM_OK;
     }
+    steps->answered = 1;
     if (steps->locked) {
         if (steps->hist[steps->pos] == count) {
             call.step = steps->step;
@@ -173,13 +176,24 @@ loom_status_t loom_filter_steps_next(loom_filter_steps_t *steps, size_t count,
 void loom_filter_steps_mark(loom_filter_steps_t *steps)
 {
     if (!steps->explicit_steps) {
-        /* The calls so far were steps up to last_step. */
+        /* The calls so far were steps up to last_step; none: this is 0. */
         steps->explicit_steps = 1;
         steps->locked = 0;
-        steps->step = steps->last_step;
+        steps->step = steps->answered ? steps->last_step + 1 : 0;
+    } else {
+        steps->step++;
     }
-    steps->step++;
     steps->pos = 0;
+}
+
+int loom_filter_steps_explicit(const loom_filter_steps_t *steps)
+{
+    return steps->explicit_steps;
+}
+
+uint64_t loom_filter_steps_current(const loom_filter_steps_t *steps)
+{
+    return steps->explicit_steps ? steps->step : steps->last_step;
 }
 
 uint64_t loom_filter_steps_resets(const loom_filter_steps_t *steps)

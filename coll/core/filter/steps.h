@@ -34,7 +34,8 @@
  *     evaluation) make such a history: learning starts at the first
  *     call, and the history is periodic only from the loop on.  Give
  *     filtering a communicator of its own for the gradients (as
- *     examples/train_mlp does), or mark steps (loom_filter_steps_mark).
+ *     examples/train_mlp does), or mark steps (loom_filter_step in
+ *     include/loom/filter.h, which calls loom_filter_steps_mark).
  *  2. A sequence that opens with a run that repeats (A A A B, or
  *     A B A B C) locks early on the run (A, or A B), and the calls after
  *     the lock, up to the first different count, are filtered in the
@@ -45,8 +46,8 @@
  *     position, so gradients of different sizes never mix.
  *  3. Every call of the same count (one fusion buffer size) cannot show
  *     a step from counts: the tracker locks with period 1 and every call
- *     shares one slot.  An application (or a later setting) that knows
- *     its steps calls loom_filter_steps_mark, which switches the tracker
+ *     shares one slot.  An application that knows its steps calls
+ *     loom_filter_step (loom_filter_steps_mark here), which switches the tracker
  *     to explicit steps for good: the position is the call's index since
  *     the last mark.
  */
@@ -85,9 +86,26 @@ void loom_filter_steps_destroy(loom_filter_steps_t *steps);
 loom_status_t loom_filter_steps_next(loom_filter_steps_t *steps, size_t count,
                                      loom_filter_call_t *call_p);
 
-/* A step ends here, by the application's word (failure mode 3 above):
- * from now on the tracker counts positions from each mark. */
+/*
+ * A step starts here, by the application's word (loom_filter_step,
+ * include/loom/filter.h; failure mode 3 above).  The first mark switches
+ * the tracker to explicit steps for good: it never learns again, every
+ * call is locked, its position is its index since the last mark and its
+ * step the number of marks so far minus one -- 0 for the first marked
+ * step when no call came before it, else one more than the step of the
+ * last call before it (the calls before the first mark were placed by
+ * learning, and ran dense while it learned).  A call before any mark is
+ * placed by learning, as if no mark would ever come.
+ */
 void loom_filter_steps_mark(loom_filter_steps_t *steps);
+
+/* Whether a mark was ever made: positions come from marks. */
+int loom_filter_steps_explicit(const loom_filter_steps_t *steps);
+
+/* The step a call outside the tracker belongs to (a named slot's call,
+ * which takes no position): the current marked step, or without marks
+ * the step of the last call answered (0 before any). */
+uint64_t loom_filter_steps_current(const loom_filter_steps_t *steps);
 
 /* Pattern changes and histories given up on, since creation. */
 uint64_t loom_filter_steps_resets(const loom_filter_steps_t *steps);

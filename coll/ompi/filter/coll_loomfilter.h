@@ -16,7 +16,9 @@
  * (MCA parameters and MPI_T variables), coll_loomfilter_module.c (enable,
  * and which calls are filtered), coll_loomfilter_filtered.c (the filtered
  * allreduce itself, the one place filtering happens),
- * coll_loomfilter_request.c (the requests of nonblocking filtered calls).
+ * coll_loomfilter_request.c (the requests of nonblocking filtered calls),
+ * coll_loomfilter_api.c (what libloom-filter, include/loom/filter.h,
+ * asks of it, through the hook it finds with dlsym).
  */
 #ifndef MCA_COLL_LOOMFILTER_H
 #define MCA_COLL_LOOMFILTER_H
@@ -32,6 +34,7 @@
 #include "coll/core/engine/team.h"
 #include "coll/core/filter/feedback.h"
 #include "coll/core/filter/filter_spec.h"
+#include "coll/core/filter/residual.h"
 #include "coll/core/filter/steps.h"
 #include "coll/core/select/coll_config.h"
 #include "coll/core/transport/transport_ucx.h"
@@ -103,6 +106,9 @@ typedef struct mca_coll_loomfilter_module {
      * coll_loom_* parameters are mca_coll_loom's). */
     loom_filter_steps_t                 *steps;
     loom_coll_config_t                  config;
+    /* The slot name the next filtered call takes (loom_filter_name), ""
+     * for none; under the residual store's lock. */
+    char                                next_name[LOOM_RESIDUAL_NAME_MAX + 1];
     /* The module below, where every call not filtered goes. */
     mca_coll_base_module_allreduce_fn_t previous_allreduce;
     mca_coll_base_module_t              *previous_allreduce_module;
@@ -193,6 +199,28 @@ int mca_coll_loomfilter_progress(void);
  * communicator that is gone, and all of them at close. */
 void mca_coll_loomfilter_residuals_release(uint64_t comm);
 void mca_coll_loomfilter_residuals_fini(void);
+
+/* What libloom-filter reaches (coll_loomfilter_filtered.c), each under
+ * the store's lock: the name the module's next filtered call takes; fn
+ * for each of the module's slots until it returns nonzero (then
+ * LOOM_ERR_IO); the slot of key made (if need be) and given data's
+ * residual; the residual of key copied out (LOOM_ERR_NOT_FOUND: none);
+ * the bytes the store holds. */
+void mca_coll_loomfilter_name_next(mca_coll_loomfilter_module_t *module, const char *name);
+loom_status_t mca_coll_loomfilter_residuals_each(mca_coll_loomfilter_module_t *module,
+                                                 int (*fn)(loom_residual_slot_t *slot, void *ctx),
+                                                 void *ctx);
+loom_status_t mca_coll_loomfilter_residual_load(mca_coll_loomfilter_module_t *module,
+                                                loom_residual_key_t *key, const void *data);
+loom_status_t mca_coll_loomfilter_residual_read(mca_coll_loomfilter_module_t *module,
+                                                loom_residual_key_t *key, void *out);
+size_t mca_coll_loomfilter_residuals_bytes(void);
+
+/* libloom-filter's hook (coll_loomfilter_api.c): filled when the first
+ * module is enabled, if the application links the library; emptied at
+ * close. */
+void mca_coll_loomfilter_api_attach(void);
+void mca_coll_loomfilter_api_detach(void);
 
 END_C_DECLS
 

@@ -60,6 +60,7 @@ static int loomfilter_close(void)
 {
     mca_coll_loomfilter_component_t *c = &mca_coll_loomfilter_component;
 
+    mca_coll_loomfilter_api_detach();
     mca_coll_loomfilter_residuals_fini();
     c->ucx = NULL;
     c->node_keys = NULL;

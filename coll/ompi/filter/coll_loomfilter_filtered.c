@@ -8,7 +8,9 @@
  *      runs dense below (a dense switch): no residual is kept for a slot
  *      that may be another tensor's next time.
  *   2. The residual of (communicator, position, type, count) comes from
- *      the process's store (residual.h).  When the store is full the
+ *      the process's store (residual.h); a call the application named
+ *      (loom_filter_name) takes the slot of its name instead, from its
+ *      first call.  When the store is full the
  *      call runs dense below: a residual is never evicted, since that
  *      would drop delayed gradients.
  *   3. The sparse allreduce (coll/core/sparse) runs on the filter's
@@ -40,7 +42,9 @@
 #include "opal/runtime/opal_progress.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The process's residuals, made at the first filtered call with its
  * spec's bound, and what serializes the store (residual.h). */
@@ -88,34 +92,56 @@ static void loomfilter_count_dense(mca_coll_loomfilter_module_t *module, size_t 
     mca_coll_loomfilter_count(&module->counters->sent_bytes, dense);
 }
 
-/* The residual slot of this call, or LOOM_ERR_UNSUPPORTED: run it dense
- * (the tracker is still learning the step, or the store is full). */
-static loom_status_t loomfilter_slot(mca_coll_loomfilter_module_t *module, size_t count,
-                                     loom_filter_type_t type, uint64_t *step_p,
-                                     loom_residual_slot_t **slot_p)
+/* The slot of key from the process's store, made at the first use with
+ * module's bound; the MPI_T level follows.  Under the store's lock. */
+static loom_status_t loomfilter_store_get(mca_coll_loomfilter_module_t *module,
+                                          const loom_residual_key_t *key,
+                                          loom_residual_slot_t **slot_p)
 {
-    loom_filter_call_t call;
-    loom_residual_key_t key;
-    loom_status_t status;
+    loom_status_t status = LOOM_OK;
 
-    status = loom_filter_steps_next(module->steps, count, &call);
-    if (status != LOOM_OK || !call.locked) {
-        return status != LOOM_OK ? status : LOOM_ERR_UNSUPPORTED;
-    }
-    key = (loom_residual_key_t){ .comm = module->comm->c_contextid, .position = call.position,
-                                 .type = type, .count = count };
-    pthread_mutex_lock(&loomfilter_residuals_lock);
     if (loomfilter_residuals == NULL) {
         status = loom_residual_store_create(module->spec.residual_max, &loomfilter_residuals);
     }
     if (status == LOOM_OK) {
-        status = loom_residual_store_get(loomfilter_residuals, &key,
+        status = loom_residual_store_get(loomfilter_residuals, key,
                                          module->spec.momentum > 0 ? LOOM_RESIDUAL_MOMENTUM : 0,
                                          slot_p);
         __atomic_store_n(&module->counters->residual_bytes,
                          (unsigned long long)loom_residual_store_bytes(loomfilter_residuals),
                          __ATOMIC_RELAXED);
     }
+    return status;
+}
+
+/* The residual slot of this call, or LOOM_ERR_UNSUPPORTED: run it dense
+ * (the tracker is still learning the step, or the store is full).  A
+ * call the application named (loom_filter_name) takes its name's slot and
+ * no position: it never waits for the tracker. */
+static loom_status_t loomfilter_slot(mca_coll_loomfilter_module_t *module, size_t count,
+                                     loom_filter_type_t type, uint64_t *step_p,
+                                     loom_residual_slot_t **slot_p)
+{
+    loom_filter_call_t call = { 0, 0, 0, 0 };
+    loom_residual_key_t key = { .comm = module->comm->c_contextid, .type = type,
+                                .count = count };
+    loom_status_t status = LOOM_OK;
+
+    pthread_mutex_lock(&loomfilter_residuals_lock);
+    memcpy(key.name, module->next_name, sizeof(key.name));
+    module->next_name[0] = '\0';
+    pthread_mutex_unlock(&loomfilter_residuals_lock);
+    if (key.name[0] != '\0') {
+        call.step = loom_filter_steps_current(module->steps);
+    } else {
+        status = loom_filter_steps_next(module->steps, count, &call);
+        if (status != LOOM_OK || !call.locked) {
+            return status != LOOM_OK ? status : LOOM_ERR_UNSUPPORTED;
+        }
+        key.position = call.position;
+    }
+    pthread_mutex_lock(&loomfilter_residuals_lock);
+    status = loomfilter_store_get(module, &key, slot_p);
     pthread_mutex_unlock(&loomfilter_residuals_lock);
     *step_p = call.step;
     return status;
@@ -271,4 +297,68 @@ void mca_coll_loomfilter_residuals_fini(void)
     loom_residual_store_destroy(loomfilter_residuals);
     loomfilter_residuals = NULL;
     pthread_mutex_unlock(&loomfilter_residuals_lock);
+}
+
+void mca_coll_loomfilter_name_next(mca_coll_loomfilter_module_t *module, const char *name)
+{
+    pthread_mutex_lock(&loomfilter_residuals_lock);
+    snprintf(module->next_name, sizeof(module->next_name), "%s", name);
+    pthread_mutex_unlock(&loomfilter_residuals_lock);
+}
+
+loom_status_t mca_coll_loomfilter_residuals_each(mca_coll_loomfilter_module_t *module,
+                                                 int (*fn)(loom_residual_slot_t *slot, void *ctx),
+                                                 void *ctx)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&loomfilter_residuals_lock);
+    if (loomfilter_residuals != NULL) {
+        rc = loom_residual_store_each(loomfilter_residuals, module->comm->c_contextid, fn, ctx);
+    }
+    pthread_mutex_unlock(&loomfilter_residuals_lock);
+    return rc == 0 ? LOOM_OK : LOOM_ERR_IO;
+}
+
+loom_status_t mca_coll_loomfilter_residual_load(mca_coll_loomfilter_module_t *module,
+                                                loom_residual_key_t *key, const void *data)
+{
+    loom_residual_slot_t *slot;
+    loom_status_t status;
+
+    key->comm = module->comm->c_contextid;
+    pthread_mutex_lock(&loomfilter_residuals_lock);
+    status = loomfilter_store_get(module, key, &slot);
+    if (status == LOOM_OK) {
+        memcpy(slot->residual, data, key->count * loom_filter_type_size(key->type));
+    }
+    pthread_mutex_unlock(&loomfilter_residuals_lock);
+    return status;
+}
+
+loom_status_t mca_coll_loomfilter_residual_read(mca_coll_loomfilter_module_t *module,
+                                                loom_residual_key_t *key, void *out)
+{
+    loom_residual_slot_t *slot = NULL;
+
+    key->comm = module->comm->c_contextid;
+    pthread_mutex_lock(&loomfilter_residuals_lock);
+    if (loomfilter_residuals != NULL) {
+        slot = loom_residual_store_find(loomfilter_residuals, key);
+    }
+    if (slot != NULL) {
+        memcpy(out, slot->residual, key->count * loom_filter_type_size(key->type));
+    }
+    pthread_mutex_unlock(&loomfilter_residuals_lock);
+    return slot != NULL ? LOOM_OK : LOOM_ERR_NOT_FOUND;
+}
+
+size_t mca_coll_loomfilter_residuals_bytes(void)
+{
+    size_t bytes;
+
+    pthread_mutex_lock(&loomfilter_residuals_lock);
+    bytes = loomfilter_residuals != NULL ? loom_residual_store_bytes(loomfilter_residuals) : 0;
+    pthread_mutex_unlock(&loomfilter_residuals_lock);
+    return bytes;
 }

@@ -28,6 +28,7 @@ static void loomfilter_module_construct(mca_coll_loomfilter_module_t *module)
     module->previous_iallreduce = NULL;
     module->previous_iallreduce_module = NULL;
     module->steps = NULL;
+    module->next_name[0] = '\0';
 }
 
 static void loomfilter_module_destruct(mca_coll_loomfilter_module_t *module)
@@ -95,6 +96,7 @@ static int loomfilter_module_enable(mca_coll_base_module_t *base, ompi_communica
         return loom_ompi_status_to_ompi(status);
     }
     mca_coll_loomfilter_count(&module->counters->comms, 1);
+    mca_coll_loomfilter_api_attach();
     loom_debug("coll", "filtering communicator %s (cid %u, %d ranks): density %g, "
                "from %zu bytes", comm->c_name, comm->c_contextid, ompi_comm_size(comm),
                module->spec.density, module->spec.min_bytes);

@@ -2,13 +2,16 @@
  * The residual store: slots keyed by (comm, position, type, count), zeroed
  * on creation and kept across gets; the bound refuses new slots (and new
  * momentum buffers) without evicting any; release frees one
- * communicator's slots; the getters report what is held.
+ * communicator's slots; the getters report what is held; named slots
+ * are apart from positional ones and from each other; iteration visits
+ * exactly one communicator's slots.
  */
 #include "coll/core/filter/residual.h"
 
 #include <check.h>
 #include "test/unit/support/check_main.h"
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 static loom_residual_key_t test_key(uint64_t comm, uint32_t position,
@@ -181,6 +184,80 @@ START_TEST(test_many_slots_and_release)
 }
 END_TEST
 
+/* A named slot never meets a positional one of the same (comm, type,
+ * count, position 0), nor another name, and is found again by name. */
+START_TEST(test_named_slots)
+{
+    loom_residual_store_t *store;
+    loom_residual_slot_t *pos, *a, *b, *again;
+    loom_residual_key_t kp = test_key(5, 0, LOOM_FILTER_DOUBLE, 10);
+    loom_residual_key_t ka = kp, kb = kp;
+
+    snprintf(ka.name, sizeof(ka.name), "layer1.weight");
+    snprintf(kb.name, sizeof(kb.name), "layer1.weighT");
+    ck_assert_int_eq(loom_residual_store_create(SIZE_MAX, &store), LOOM_OK);
+    ck_assert_int_eq(loom_residual_store_get(store, &kp, 0, &pos), LOOM_OK);
+    ck_assert_int_eq(loom_residual_store_get(store, &ka, 0, &a), LOOM_OK);
+    ck_assert_int_eq(loom_residual_store_get(store, &kb, 0, &b), LOOM_OK);
+    ck_assert_ptr_ne(pos, a);
+    ck_assert_ptr_ne(a, b);
+    ck_assert_ptr_ne(pos, b);
+    ((double *)a->residual)[3] = 0.25;
+    ck_assert_int_eq(loom_residual_store_get(store, &ka, 0, &again), LOOM_OK);
+    ck_assert_ptr_eq(again, a);
+    ck_assert(((double *)again->residual)[3] == 0.25);
+    ck_assert(((double *)pos->residual)[3] == 0.0);
+    ck_assert_str_eq(a->key.name, "layer1.weight");
+    ck_assert_str_eq(pos->key.name, "");
+    ck_assert_uint_eq(loom_residual_store_slots(store), 3);
+    ck_assert_uint_eq(loom_residual_store_bytes(store), 3 * 10 * sizeof(double));
+    loom_residual_store_destroy(store);
+}
+END_TEST
+
+typedef struct each_tally {
+    size_t      slots;
+    uint64_t    comm_seen;
+    size_t      stop_after;
+} each_tally_t;
+
+static int each_count(loom_residual_slot_t *slot, void *ctx)
+{
+    each_tally_t *t = ctx;
+
+    t->comm_seen |= UINT64_C(1) << slot->key.comm;
+    t->slots++;
+    return t->stop_after != 0 && t->slots == t->stop_after ? 42 : 0;
+}
+
+/* Iteration sees every slot of its communicator and none of another's,
+ * also after the table grew; a nonzero answer stops it and comes back. */
+START_TEST(test_each_visits_one_comm)
+{
+    loom_residual_store_t *store;
+    loom_residual_slot_t *slot;
+    loom_residual_key_t key;
+    each_tally_t t = { 0, 0, 0 };
+    uint32_t p;
+
+    ck_assert_int_eq(loom_residual_store_create(SIZE_MAX, &store), LOOM_OK);
+    for (p = 0; p < 300; p++) {
+        key = test_key(p % 3, p, LOOM_FILTER_FLOAT, 4);
+        ck_assert_int_eq(loom_residual_store_get(store, &key, 0, &slot), LOOM_OK);
+    }
+    ck_assert_int_eq(loom_residual_store_each(store, 1, each_count, &t), 0);
+    ck_assert_uint_eq(t.slots, 100);
+    ck_assert_uint_eq(t.comm_seen, 1u << 1);
+    t = (each_tally_t){ 0, 0, 7 };
+    ck_assert_int_eq(loom_residual_store_each(store, 2, each_count, &t), 42);
+    ck_assert_uint_eq(t.slots, 7);
+    t = (each_tally_t){ 0, 0, 0 };
+    ck_assert_int_eq(loom_residual_store_each(store, 9, each_count, &t), 0);
+    ck_assert_uint_eq(t.slots, 0);
+    loom_residual_store_destroy(store);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("residual");
@@ -190,6 +267,8 @@ int main(void)
     tcase_add_test(tc, test_bound_refuses_never_evicts);
     tcase_add_test(tc, test_momentum_buffers_accounted);
     tcase_add_test(tc, test_many_slots_and_release);
+    tcase_add_test(tc, test_named_slots);
+    tcase_add_test(tc, test_each_visits_one_comm);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
 }

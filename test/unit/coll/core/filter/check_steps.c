@@ -1,7 +1,8 @@
 /*
  * The step tracker on realistic call sequences: distinct counts, counts
  * repeated within a step (transformer blocks, fusion buffers), a sequence
- * that changes mid-run, no pattern at all, and explicit marks.  In the
+ * that changes mid-run, no pattern at all, and explicit marks (from the
+ * first call, and after learning).  In the
  * steady state every step must give the same positions to the same calls,
  * distinct within the step, and the step number must advance once per
  * step.
@@ -237,6 +238,62 @@ START_TEST(test_same_count_and_marks)
 }
 END_TEST
 
+/* Marks from the first call: no learning, every call locked at once,
+ * position its index since the mark, step 0 first and one more per mark,
+ * whatever the counts; current() follows the marks. */
+START_TEST(test_marks_from_start)
+{
+    static const size_t seq[] = { 100, 7, 100, 5000 };
+    loom_filter_steps_t *steps = test_create();
+    loom_filter_call_t call;
+    uint64_t s;
+    size_t j;
+
+    ck_assert_int_eq(loom_filter_steps_explicit(steps), 0);
+    ck_assert_uint_eq(loom_filter_steps_current(steps), 0);
+    for (s = 0; s < 3; s++) {
+        loom_filter_steps_mark(steps);
+        ck_assert_int_eq(loom_filter_steps_explicit(steps), 1);
+        ck_assert_uint_eq(loom_filter_steps_current(steps), s);
+        for (j = 0; j < 4 - s; j++) {      /* steps need not be alike */
+            ck_assert_int_eq(loom_filter_steps_next(steps, seq[j], &call), LOOM_OK);
+            ck_assert_int_eq(call.locked, 1);
+            ck_assert_int_eq(call.reset, 0);
+            ck_assert_uint_eq(call.position, j);
+            ck_assert_uint_eq(call.step, s);
+        }
+    }
+    ck_assert_uint_eq(loom_filter_steps_resets(steps), 0);
+    loom_filter_steps_destroy(steps);
+}
+END_TEST
+
+/* Mixed use: calls before the first mark are learned (dense until the
+ * lock); the first mark starts the step after the last one answered;
+ * without marks current() is the last call's step. */
+START_TEST(test_mark_after_learning)
+{
+    static const size_t seq[] = { 10, 20, 30 };
+    loom_filter_steps_t *steps = test_create();
+    loom_filter_call_t call;
+    test_run_t run = { 0 };
+    uint64_t last;
+
+    test_feed(steps, seq, 3, 1, &run);
+    ck_assert_int_eq(run.calls[0].locked, 0);
+    ck_assert_uint_eq(loom_filter_steps_current(steps), run.calls[2].step);
+    last = run.calls[2].step;
+    loom_filter_steps_mark(steps);
+    ck_assert_uint_eq(loom_filter_steps_current(steps), last + 1);
+    ck_assert_int_eq(loom_filter_steps_next(steps, 30, &call), LOOM_OK);
+    ck_assert_int_eq(call.locked, 1);
+    ck_assert_uint_eq(call.position, 0);
+    ck_assert_uint_eq(call.step, last + 1);
+    free(run.calls);
+    loom_filter_steps_destroy(steps);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("steps");
@@ -248,6 +305,8 @@ int main(void)
     tcase_add_test(tc, test_sequence_changes);
     tcase_add_test(tc, test_no_pattern);
     tcase_add_test(tc, test_same_count_and_marks);
+    tcase_add_test(tc, test_marks_from_start);
+    tcase_add_test(tc, test_mark_after_learning);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
 }
