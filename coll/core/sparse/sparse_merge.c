@@ -520,8 +520,7 @@ static loom_status_t loom_merge_final_step(loom_sched_t *sched, void *arg)
 
 /* ------------------------------------------------------------ plan */
 
-/* The slot i exchanges at, from position pos: the partner's position,
- * and how many ranks' data either side holds entering it. */
+/* The position pos exchanges with at slot i. */
 static int loom_merge_partner(const loom_merge_shape_t *sh, int pos, int i)
 {
     if (i == 0 || i == sh->nstages + 1) {
@@ -530,6 +529,7 @@ static int loom_merge_partner(const loom_merge_shape_t *sh, int pos, int i)
     return pos ^ (1 << (i - 1));
 }
 
+/* How many ranks' data position pos holds entering slot i. */
 static int loom_merge_holds(const loom_merge_shape_t *sh, int pos, int i)
 {
     if (i == 0) {
