@@ -112,8 +112,9 @@ const loom_config_field_t loom_coll_config_table[] = {
         .help = "Algorithm of the sparse allreduce that gradient filtering "
                 "runs (the loomfilter component): allgather (every rank's "
                 "pairs to every rank, dense where the exchanged sizes say a "
-                "ring allreduce costs less) is the only one, and what auto "
-                "takes",
+                "ring allreduce costs less) is what auto takes; merge "
+                "(recursive doubling of merged pairs, each stage dense past "
+                "the break-even) may be named",
         .offset = offsetof(loom_coll_config_t, sparse_allreduce_algorithm),
         .runtime = 1,
     },

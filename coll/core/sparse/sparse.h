@@ -112,4 +112,10 @@ loom_status_t loom_sparse_outcome(const loom_sched_t *sched, loom_sparse_outcome
 void loom_sparse_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                              size_t bytes, int commutative, loom_choice_t *choice_p);
 
+/* The predicted time of the merge (sparse_merge.c) when each of p ranks
+ * selects k of n elements of esize bytes, supports disjoint (the union's
+ * upper bound); *bytes_p: what its busiest rank sends, headers included. */
+double loom_sparse_merge_model(const loom_cost_t *m, int p, size_t n, size_t esize, size_t k,
+                               size_t *bytes_p);
+
 #endif
