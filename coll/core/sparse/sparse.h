@@ -112,4 +112,12 @@ loom_status_t loom_sparse_outcome(const loom_sched_t *sched, loom_sparse_outcome
 void loom_sparse_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                              size_t bytes, int commutative, loom_choice_t *choice_p);
 
+/* The allgather algorithm's predicted time (sparse_allgather.c) when each
+ * of p ranks selects k of n elements of esize bytes uniformly: the cheaper
+ * arm by the model m, blocks of the modeled sizes (filter/encode.h).  The
+ * encoding its sparse arm would take to *encoding_p (loom_encoding_t,
+ * whichever arm is cheaper), the bytes a rank sends to *bytes_p. */
+double loom_sparse_allgather_model(const loom_cost_t *m, int p, size_t n, size_t esize,
+                                   size_t k, int *encoding_p, size_t *bytes_p);
+
 #endif
