@@ -527,7 +527,8 @@ START_TEST(test_auto_by_density)
 }
 END_TEST
 
-/* The dense arm uses no encoding; an encoding out of range is refused. */
+/* The dense arm uses no encoding; a forced one that does not fit gives
+ * way to coo; an encoding out of range is refused. */
 START_TEST(test_encoding_dense_and_refused)
 {
     loom_coll_config_t cfg;
@@ -549,6 +550,21 @@ START_TEST(test_encoding_dense_and_refused)
     for (r = 0; r < 3; ++r) {
         ck_assert_int_eq(rn.out[r].dense, 1);
         ck_assert_int_eq(rn.out[r].encoding, LOOM_ENC_AUTO);
+    }
+    run_fini(&rn);
+
+    /* A forced bitmap of 10000 bits (1250 bytes) passes a bound of 5
+     * pairs (64 bytes): coo goes instead, on every rank. */
+    run_init(&rn, 3, 10000, LOOM_FILTER_FLOAT, 5);
+    rn.path = LOOM_SPARSE_PATH_SPARSE;
+    rn.encoding = LOOM_ENC_BITMAP;
+    for (r = 0; r < 3; ++r) {
+        pick_random(&rn.picks[r], 5, &seed);
+    }
+    ck_assert_int_eq(run_go(&rn, &h), LOOM_OK);
+    run_check(&rn);
+    for (r = 0; r < 3; ++r) {
+        ck_assert_int_eq(rn.out[r].encoding, LOOM_ENC_COO);
     }
     run_fini(&rn);
 
