@@ -5,7 +5,8 @@
  * bytes its size says; gaps of 2^21 and 2^28 take multi-byte varints;
  * malformed blocks of each are refused with a reason and the destination
  * untouched; the modeled sizes are exact for coo and bitmap and the mean
- * of real random selections for delta and block.
+ * of real random selections for delta and block; randomly damaged blocks
+ * are taken whole or refused, never read out of bounds.
  */
 #include "coll/core/filter/encode.h"
 
@@ -435,6 +436,60 @@ START_TEST(test_malformed_block)
 }
 END_TEST
 
+/* Random damage to valid blocks (bytes changed, lengths and k off by a
+ * little): every block is either taken whole or refused with a reason and
+ * the destination untouched; never a read or write out of bounds (the
+ * sanitizers' build runs this too). */
+START_TEST(test_damaged)
+{
+    enum { N = 333, TRIES = 3000 };
+    unsigned seed = 41;
+    char *block, *dst = malloc(N * sizeof(double)), *before = malloc(N * sizeof(double));
+    size_t size, bytes, k, at, i;
+    loom_encode_why_t why;
+    loom_status_t st;
+    int e, t, refused = 0;
+    sel_t s;
+
+    for (e = LOOM_ENC_COO; e < LOOM_ENC_COUNT; ++e) {
+        for (t = 0; t < TRIES; ++t) {
+            sel_random(&s, t % 2 ? LOOM_FILTER_DOUBLE : LOOM_FILTER_FLOAT, N,
+                       (size_t)rand_r(&seed) % (N + 1), t % 3 == 0, &seed);
+            size = loom_encode_size(e, s.idx, s.k, N, s.type);
+            bytes = size + (size_t)(rand_r(&seed) % 9) - 4;
+            bytes = bytes > size + 4 ? 0 : bytes;
+            block = malloc(size + 5);
+            ck_assert_uint_eq(loom_encode_write(e, s.idx, s.val, s.k, N, s.type, block), size);
+            for (i = size; i < bytes; ++i) {
+                block[i] = (char)rand_r(&seed);
+            }
+            for (i = (size_t)(rand_r(&seed) % 3); bytes > 0 && i > 0; --i) {
+                at = (size_t)rand_r(&seed) % bytes;
+                block[at] = (char)(block[at] ^ (1 << (rand_r(&seed) % 8)));
+            }
+            k = s.k + (size_t)(rand_r(&seed) % 5 == 0 ? rand_r(&seed) % 3 : 1) - 1;
+            k = k > N ? s.k : k;
+            memset(dst, 0x3c, N * s.e);
+            memcpy(before, dst, N * s.e);
+            why.text[0] = '\0';
+            st = loom_encode_accumulate(e, dst, N, s.type, block, bytes, k, &why);
+            ck_assert(st == LOOM_OK || st == LOOM_ERR_INVALID_PARAM);
+            if (st != LOOM_OK) {
+                ck_assert(why.text[0] != '\0');
+                ck_assert_int_eq(memcmp(dst, before, N * s.e), 0);
+                ++refused;
+            }
+            free(block);
+            sel_free(&s);
+        }
+    }
+    /* Most damage is caught: the checks are not vacuous. */
+    ck_assert_int_gt(refused, 4 * TRIES / 2);
+    free(dst);
+    free(before);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ model */
 
 /* Mean encoded size over random selections against the model: exact for
@@ -504,6 +559,7 @@ static Suite *encode_suite(void)
     tcase_add_test(tc, test_malformed_delta);
     tcase_add_test(tc, test_malformed_bitmap);
     tcase_add_test(tc, test_malformed_block);
+    tcase_add_test(tc, test_damaged);
     tcase_add_test(tc, test_model);
     suite_add_tcase(s, tc);
     return s;
