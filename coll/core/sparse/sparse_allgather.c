@@ -60,6 +60,7 @@
 #include "coll/core/engine/tag.h"
 #include "common/log.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -673,6 +674,11 @@ double loom_sparse_allgather_model(const loom_cost_t *m, int p, size_t n, size_t
     int fits[LOOM_ENC_COUNT], e, dense;
     loom_encoding_t enc;
 
+    if ((esize != 4 && esize != 8) || p < 1) {
+        *encoding_p = LOOM_ENC_AUTO;
+        *bytes_p = 0;
+        return HUGE_VAL;    /* what the plan refuses, never the cheapest */
+    }
     k = k < n ? k : n;
     bound = loom_sparse_round_up(loom_pairs_bytes(k, type));
     for (e = 0; e < LOOM_ENC_COUNT; ++e) {

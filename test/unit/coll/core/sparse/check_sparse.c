@@ -639,6 +639,8 @@ START_TEST(test_modeled)
         ck_assert_int_eq(loom_sched_taken_arm(sched), LOOM_SPARSE_PATH_SPARSE);
         loom_sched_destroy(sched);
     }
+    ck_assert(loom_sparse_allgather_model(&cost, 4, n, 2, 10, &enc, &bytes) == HUGE_VAL);
+    ck_assert_int_eq(enc, LOOM_ENC_AUTO);
     harness_fini(&h);
     free(buf);
 }
