@@ -260,10 +260,11 @@ END_TEST
 START_TEST(test_large_gaps)
 {
     const size_t n = UINT32_MAX;
-    const uint32_t idx[5] = { 0, 127, 127 + (1u << 21), 127 + (1u << 21) + (1u << 28) + 1,
+    const uint32_t idx[5] = { 0, 127, 130 + (1u << 21), 131 + (1u << 21) + (1u << 28) + 1,
                               UINT32_MAX - 1 };
     const double val[5] = { 1.5, -2, 3, -4, 5 };
-    /* Varints: 0 (1), 127 (1), 2^21 (4), 2^28 + 1 (5), the rest, over 2^31 (5). */
+    /* Varints: 0 (1), 127 (1), 2^21 + 3 (4), 2^28 + 2 (5), the rest, over
+     * 2^31 (5). */
     const size_t want[LOOM_ENC_COUNT] = { SIZE_MAX, 5 * 12, 5 * 8 + 16, 5 * 8 + (n + 7) / 8,
                                           5 * (64 * 8 + 4) - (64 - n % 64) * 8 };
     size_t sizes[LOOM_ENC_COUNT], got, e, j;
