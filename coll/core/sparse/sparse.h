@@ -118,4 +118,13 @@ void loom_sparse_select_team(const loom_coll_config_t *cfg, const loom_team_t *t
 double loom_sparse_merge_model(const loom_cost_t *m, int p, size_t n, size_t esize, size_t k,
                                size_t *bytes_p);
 
+/* The allgather algorithm's predicted time (sparse_allgather.c) when each
+ * of p ranks selects k of n elements of esize bytes uniformly: the cheaper
+ * arm by the model m, blocks of the modeled sizes (filter/encode.h).  The
+ * encoding its sparse arm would take to *encoding_p (loom_encoding_t,
+ * whichever arm is cheaper), the bytes a rank sends to *bytes_p.
+ * HUGE_VAL (and 0, 0) for an esize but 4 and 8, or p < 1. */
+double loom_sparse_allgather_model(const loom_cost_t *m, int p, size_t n, size_t esize,
+                                   size_t k, int *encoding_p, size_t *bytes_p);
+
 #endif

@@ -203,8 +203,8 @@ extern const loom_verify_coll_t loom_verify_reduce_scatter;
  * summed with the double kernel), and each rank's select writes pairs
  * drawn from (seed, rank) as params->sparse says: small integers, so the
  * sum is exact in any order.  Every rank must end with that dense sum of
- * every rank's selection, the same bits.  The plan's steps cut memory in
- * 4-byte grains (12-byte pairs).  At most 64 ranks (the plan fails
+ * every rank's selection, the same bits.  The plan's steps cut memory at
+ * any byte (encoded blocks, filter/encode.h).  At most 64 ranks (the plan fails
  * beyond). */
 extern const loom_verify_coll_t loom_verify_sparse_allreduce;
 

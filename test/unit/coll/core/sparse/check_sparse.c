@@ -2,12 +2,14 @@
  * dense sum of every rank's selection, bitwise the same everywhere, on
  * both paths, at 1 to 9 ranks, under rank orders; and what it refuses. */
 #include "coll/core/sparse/sparse.h"
+#include "coll/core/filter/encode.h"
 #include "coll/core/filter/pairs.h"
 #include "coll/core/select/coll_config.h"
 #include "test/unit/support/check_main.h"
 #include "test/unit/support/loopback_harness.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +31,17 @@ typedef struct pick {
 static loom_status_t pick_select(void *ctx, void *block, size_t *k_p)
 {
     pick_t *pk = ctx;
-    float f[4096];
+    float *f;
     size_t i;
 
     ++pk->calls;
     if (pk->type == LOOM_FILTER_FLOAT) {
+        f = malloc((pk->k + 1) * sizeof(float));
         for (i = 0; i < pk->k; ++i) {
             f[i] = (float)pk->val[i];
         }
         loom_pairs_encode(pk->idx, f, pk->k, pk->type, block);
+        free(f);
     } else {
         loom_pairs_encode(pk->idx, pk->val, pk->k, pk->type, block);
     }
@@ -66,6 +70,7 @@ typedef struct run {
     size_t                  count;
     loom_filter_type_t      type;
     loom_sparse_path_t      path;
+    int                     encoding;
     int                     in_place;
     pick_t                  picks[MAX_RANKS];
     loom_sparse_args_t      sp[MAX_RANKS];
@@ -143,6 +148,7 @@ static loom_status_t run_go(run_t *rn, harness_t *h)
         };
 
         rn->sp[r].path = rn->path;
+        rn->sp[r].encoding = rn->encoding;
         /* Garbage where the result goes: the schedule must write it all. */
         memset(rn->recv[r], 0x5a, rn->count * a.elem_size);
         for (j = 0; j < rn->picks[r].k; ++j) {
@@ -347,6 +353,299 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* ------------------------------------------------------------ encodings */
+
+/* Each rank's exact size in every encoding, from its own picks. */
+static void enc_sizes(const run_t *rn, size_t sizes[MAX_RANKS][LOOM_ENC_COUNT])
+{
+    int r;
+
+    for (r = 0; r < rn->p; ++r) {
+        ck_assert_int_eq(loom_encode_sizes(rn->picks[r].idx, rn->picks[r].k, rn->count, rn->type,
+                                           sizes[r], NULL), LOOM_OK);
+    }
+}
+
+/* The encoding every rank must take (sparse_allgather.c): the forced one
+ * where every rank's block fits a block of kmax pairs (rounded to 64
+ * bytes), else the smallest total over the ranks of those that fit,
+ * ties to the lower value. */
+static int enc_expected(const run_t *rn, size_t kmax, int forced,
+                        size_t sizes[MAX_RANKS][LOOM_ENC_COUNT])
+{
+    size_t e = loom_filter_type_size(rn->type), total[LOOM_ENC_COUNT] = { 0 };
+    size_t bound = ((kmax < rn->count ? kmax : rn->count) * (e + 4) + 63) / 64 * 64;
+    int fits[LOOM_ENC_COUNT], best = LOOM_ENC_COO, enc, r;
+
+    for (enc = LOOM_ENC_COO; enc < LOOM_ENC_COUNT; ++enc) {
+        fits[enc] = 1;
+        for (r = 0; r < rn->p; ++r) {
+            total[enc] += sizes[r][enc];
+            fits[enc] = fits[enc] && sizes[r][enc] <= bound;
+        }
+    }
+    ck_assert(fits[LOOM_ENC_COO]);
+    if (forced != LOOM_ENC_AUTO) {
+        return fits[forced] ? forced : LOOM_ENC_COO;
+    }
+    for (enc = LOOM_ENC_COO + 1; enc < LOOM_ENC_COUNT; ++enc) {
+        if (fits[enc] && total[enc] < total[best]) {
+            best = enc;
+        }
+    }
+    return best;
+}
+
+/* Bytes of the sizes gather a rank sends: Bruck's min(d, p - d) ranks'
+ * 4 sizes of 8 bytes in round d = 1, 2, 4, ... */
+static size_t sizes_gather_bytes(int p)
+{
+    size_t bytes = 0;
+    int d;
+
+    for (d = 1; d < p; d *= 2) {
+        bytes += 32 * (size_t)(d < p - d ? d : p - d);
+    }
+    return bytes;
+}
+
+/* The sparse arm ran in enc on every rank, each sent the sizes and every
+ * block but its right neighbour's (identity order). */
+static void enc_check_outcome(const run_t *rn, int enc, size_t sizes[MAX_RANKS][LOOM_ENC_COUNT])
+{
+    int r, q;
+
+    for (r = 0; r < rn->p; ++r) {
+        size_t sent = sizes_gather_bytes(rn->p);
+
+        for (q = 0; rn->p > 1 && q < rn->p; ++q) {
+            sent += q != (r + 1) % rn->p ? sizes[q][enc] : 0;
+        }
+        ck_assert_int_eq(rn->out[r].dense, 0);
+        ck_assert_msg(rn->out[r].encoding == enc, "p %d rank %d: %s, expected %s", rn->p, r,
+                      loom_encoding_names[rn->out[r].encoding], loom_encoding_names[enc]);
+        ck_assert_uint_eq(rn->out[r].bytes_sent, sent);
+    }
+}
+
+/* Every encoding, forced and chosen, at 1 to 5 and 8 ranks, both types,
+ * random supports of random sizes: the exact sum, the same bits on every
+ * rank and in every encoding, and the outcome's encoding and bytes. */
+START_TEST(test_encodings)
+{
+    static const size_t counts[] = { 1, 77, 1000 };
+    static const int ps[] = { 1, 2, 3, 4, 5, 8 };
+    size_t sizes[MAX_RANKS][LOOM_ENC_COUNT], ci, kmax, k[MAX_RANKS];
+    unsigned seed = 29, pseed;
+    int pi, t, enc, want, r;
+    char *first;
+    harness_t h;
+    run_t rn;
+
+    for (pi = 0; pi < (int)(sizeof(ps) / sizeof(ps[0])); ++pi) {
+        harness_init(&h, ps[pi]);
+        for (ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ++ci) {
+            for (t = 0; t < LOOM_FILTER_TYPE_COUNT; ++t) {
+                first = malloc(counts[ci] * sizeof(double));
+                pseed = seed++;
+                for (r = 0; r < ps[pi]; ++r) {
+                    k[r] = (size_t)rand_r(&seed) % (counts[ci] + 1);
+                }
+                for (enc = LOOM_ENC_AUTO; enc < LOOM_ENC_COUNT; ++enc) {
+                    /* Forced: a bound of the whole vector, so every
+                     * encoding fits; chosen: a third, so some may not. */
+                    kmax = enc == LOOM_ENC_AUTO ? counts[ci] / 3 + 1 : counts[ci];
+                    run_init(&rn, ps[pi], counts[ci], (loom_filter_type_t)t, kmax);
+                    rn.path = LOOM_SPARSE_PATH_SPARSE;
+                    rn.encoding = enc;
+                    seed = pseed;
+                    for (r = 0; r < ps[pi]; ++r) {
+                        pick_random(&rn.picks[r], k[r] < kmax ? k[r] : kmax, &seed);
+                    }
+                    enc_sizes(&rn, sizes);
+                    want = enc_expected(&rn, kmax, enc, sizes);
+                    if (enc != LOOM_ENC_AUTO) {
+                        ck_assert_int_eq(want, enc);
+                    }
+                    ck_assert_int_eq(run_go(&rn, &h), LOOM_OK);
+                    run_check(&rn);
+                    enc_check_outcome(&rn, want, sizes);
+                    if (enc == LOOM_ENC_COO) {
+                        memcpy(first, rn.recv[0], counts[ci] * loom_filter_type_size(rn.type));
+                    } else if (enc > LOOM_ENC_COO) {
+                        ck_assert_int_eq(memcmp(first, rn.recv[0],
+                                                counts[ci] * loom_filter_type_size(rn.type)), 0);
+                    }
+                    run_fini(&rn);
+                }
+                free(first);
+            }
+        }
+        harness_fini(&h);
+    }
+}
+END_TEST
+
+/* A run of p ranks at density q of n floats, every rank's bound its own
+ * k; returns the encoding the ranks took, after checking it is the one
+ * the sizes make cheapest. */
+static int enc_at_density(harness_t *h, int p, size_t n, double q, unsigned *seed)
+{
+    size_t sizes[MAX_RANKS][LOOM_ENC_COUNT], k = (size_t)(q * (double)n);
+    int want, r;
+    run_t rn;
+
+    run_init(&rn, p, n, LOOM_FILTER_FLOAT, k);
+    rn.path = LOOM_SPARSE_PATH_SPARSE;
+    for (r = 0; r < p; ++r) {
+        pick_random(&rn.picks[r], k, seed);
+    }
+    enc_sizes(&rn, sizes);
+    want = enc_expected(&rn, k, LOOM_ENC_AUTO, sizes);
+    ck_assert_int_eq(run_go(&rn, h), LOOM_OK);
+    run_check(&rn);
+    enc_check_outcome(&rn, want, sizes);
+    run_fini(&rn);
+    return want;
+}
+
+/* The choice follows the density: at 30% the bitmap or block (whichever
+ * the sizes say), at 0.1% the delta-coded indices. */
+START_TEST(test_auto_by_density)
+{
+    unsigned seed = 31;
+    harness_t h;
+    int enc;
+
+    harness_init(&h, 4);
+    enc = enc_at_density(&h, 4, 20000, 0.3, &seed);
+    ck_assert_msg(enc == LOOM_ENC_BITMAP || enc == LOOM_ENC_BLOCK, "30%%: %s",
+                  loom_encoding_names[enc]);
+    enc = enc_at_density(&h, 4, 20000, 0.001, &seed);
+    ck_assert_msg(enc == LOOM_ENC_DELTA, "0.1%%: %s", loom_encoding_names[enc]);
+    harness_fini(&h);
+}
+END_TEST
+
+/* The dense arm uses no encoding; a forced one that does not fit gives
+ * way to coo; an encoding out of range is refused. */
+START_TEST(test_encoding_dense_and_refused)
+{
+    loom_coll_config_t cfg;
+    loom_sched_t *sched = NULL;
+    unsigned seed = 37;
+    harness_t h;
+    run_t rn;
+    int r;
+
+    harness_init(&h, 3);
+    run_init(&rn, 3, 500, LOOM_FILTER_DOUBLE, 500);
+    rn.path = LOOM_SPARSE_PATH_DENSE;
+    rn.encoding = LOOM_ENC_BITMAP;
+    for (r = 0; r < 3; ++r) {
+        pick_random(&rn.picks[r], 100, &seed);
+    }
+    ck_assert_int_eq(run_go(&rn, &h), LOOM_OK);
+    run_check(&rn);
+    for (r = 0; r < 3; ++r) {
+        ck_assert_int_eq(rn.out[r].dense, 1);
+        ck_assert_int_eq(rn.out[r].encoding, LOOM_ENC_AUTO);
+    }
+    run_fini(&rn);
+
+    /* A forced bitmap of 10000 bits (1250 bytes) passes a bound of 5
+     * pairs (64 bytes): coo goes instead, on every rank. */
+    run_init(&rn, 3, 10000, LOOM_FILTER_FLOAT, 5);
+    rn.path = LOOM_SPARSE_PATH_SPARSE;
+    rn.encoding = LOOM_ENC_BITMAP;
+    for (r = 0; r < 3; ++r) {
+        pick_random(&rn.picks[r], 5, &seed);
+    }
+    ck_assert_int_eq(run_go(&rn, &h), LOOM_OK);
+    run_check(&rn);
+    for (r = 0; r < 3; ++r) {
+        ck_assert_int_eq(rn.out[r].encoding, LOOM_ENC_COO);
+    }
+    run_fini(&rn);
+
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
+    run_init(&rn, 3, 50, LOOM_FILTER_FLOAT, 5);
+    rn.sp[0].encoding = LOOM_ENC_COUNT;
+    loom_log_set_level((loom_log_level_t)-1);
+    ck_assert_int_eq(loom_coll_plan(&loom_sparse_allreduce_collective,
+                                    &(loom_coll_args_t){ .recvbuf = rn.recv[0], .count = 50,
+                                                         .elem_size = 4, .sparse = &rn.sp[0],
+                                                         .in_place = 1 },
+                                    h.teams[0], &cfg, &sched, NULL), LOOM_ERR_INVALID_PARAM);
+    loom_log_set_level(LOOM_LOG_WARN);
+    ck_assert_ptr_null(sched);
+    run_fini(&rn);
+    harness_fini(&h);
+}
+END_TEST
+
+/* A plan for the simulator sizes every rank's block by the model and
+ * decides while planned: the encoding and bytes loom_sparse_allgather_model
+ * predicts, delta at 0.1% and the bitmap at 30% of 100000 floats. */
+START_TEST(test_modeled)
+{
+    static const double qs[] = { 0.001, 0.3 };
+    static const int want[] = { LOOM_ENC_DELTA, LOOM_ENC_BITMAP };
+    const loom_cost_t cost = { .alpha = 0, .beta = 1e-9, .gamma = 0 };
+    const size_t n = 100000;
+    loom_coll_config_t cfg;
+    loom_sched_t *sched;
+    size_t qi, bytes, size;
+    char *buf = calloc(n, sizeof(float));
+    double t;
+    int enc, e, best;
+    harness_t h;
+
+    ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
+    harness_init(&h, 4);
+    for (qi = 0; qi < 2; ++qi) {
+        size_t k = (size_t)(qs[qi] * (double)n);
+        loom_sparse_args_t sp = { .select = pick_select, .kmax = k, .cost = cost,
+                                  .path = LOOM_SPARSE_PATH_SPARSE, .modeled = 1, .model_k = k };
+        loom_coll_args_t a = { .recvbuf = buf, .count = n, .elem_size = 4, .sparse = &sp,
+                               .in_place = 1 };
+        const loom_sparse_head_t *head;
+
+        /* The model's cheapest encoding, from the modeled sizes. */
+        best = LOOM_ENC_COO;
+        for (e = LOOM_ENC_COO + 1; e < LOOM_ENC_COUNT; ++e) {
+            if (loom_encode_model_size(e, k, n, LOOM_FILTER_FLOAT) <
+                loom_encode_model_size(best, k, n, LOOM_FILTER_FLOAT)) {
+                best = e;
+            }
+        }
+        ck_assert_int_eq(best, want[qi]);
+        size = loom_encode_model_size(best, k, n, LOOM_FILTER_FLOAT);
+
+        t = loom_sparse_allgather_model(&cost, 4, n, 4, k, &enc, &bytes);
+        ck_assert_int_eq(enc, best);
+        ck_assert_uint_eq(bytes, sizes_gather_bytes(4) + 3 * size);
+        /* Bandwidth only: the sizes, and four blocks through each rank. */
+        ck_assert_msg(fabs(t - 1e-9 * (double)(sizes_gather_bytes(4) + 4 * size)) < 1e-12 * t,
+                      "%g s", t);
+
+        sched = NULL;
+        ck_assert_int_eq(loom_coll_plan(&loom_sparse_allreduce_collective, &a, h.teams[0], &cfg,
+                                        &sched, NULL), LOOM_OK);
+        head = sched->scratch;
+        ck_assert_int_eq(head->out.encoding, best);
+        ck_assert_int_eq(head->out.dense, 0);
+        ck_assert_uint_eq(head->out.bytes_sent, bytes);
+        ck_assert_int_eq(loom_sched_taken_arm(sched), LOOM_SPARSE_PATH_SPARSE);
+        loom_sched_destroy(sched);
+    }
+    ck_assert(loom_sparse_allgather_model(&cost, 4, n, 2, 10, &enc, &bytes) == HUGE_VAL);
+    ck_assert_int_eq(enc, LOOM_ENC_AUTO);
+    harness_fini(&h);
+    free(buf);
+}
+END_TEST
+
 static Suite *sparse_suite(void)
 {
     Suite *s = suite_create("sparse");
@@ -357,6 +656,10 @@ static Suite *sparse_suite(void)
     tcase_add_test(tc, test_empty_and_full);
     tcase_add_test(tc, test_rank_order);
     tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_encodings);
+    tcase_add_test(tc, test_auto_by_density);
+    tcase_add_test(tc, test_encoding_dense_and_refused);
+    tcase_add_test(tc, test_modeled);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,6 +15,7 @@
  * to the input, gets the verdict that names its bug.
  */
 #include "test/unit/support/verifier.h"
+#include "coll/core/filter/encode.h"
 #include "common/log.h"
 
 #include <check.h>
@@ -23,11 +24,28 @@
 
 static const size_t counts[] = { 1, 4, 13 };
 
+/* The encoding the sweep forces (filter/encode.h), 0: the cheapest. */
+static int forced_encoding;
+
+/* The allgather plan with forced_encoding: the plan copies the sparse
+ * arguments, so a copy on the stack serves. */
+static loom_status_t plan_forced(const loom_coll_args_t *args, loom_team_t *team,
+                                 loom_sched_t **sched_p)
+{
+    loom_sparse_args_t sp = *args->sparse;
+    loom_coll_args_t a = *args;
+
+    sp.encoding = forced_encoding;
+    a.sparse = &sp;
+    return loom_sparse_allgather_plan(&a, team, sched_p);
+}
+
 static void verify_one(int p, size_t count, const loom_verify_sparse_t *sp, uint64_t seed)
 {
     loom_verify_params_t pa = {
         .name = "sparse allgather", .coll = &loom_verify_sparse_allreduce,
-        .plan = loom_sparse_allgather_plan, .nranks = p, .count = count,
+        .plan = forced_encoding ? plan_forced : loom_sparse_allgather_plan, .nranks = p,
+        .count = count,
         .op = LOOM_VERIFY_OP_SUM, .seed = seed, .sparse = sp,
         /* The seed's low bits pick the order, the rank order and the
          * buffers, so that every combination meets every case. */
@@ -38,8 +56,8 @@ static void verify_one(int p, size_t count, const loom_verify_sparse_t *sp, uint
     loom_verify_report_t rep;
 
     ck_assert_int_eq(loom_verify_run(&pa, &rep), LOOM_OK);
-    ck_assert_msg(rep.verdict == LOOM_VERIFY_PASS, "support %d kmax %zu path %d: %s: %s",
-                  (int)sp->support, sp->kmax, (int)sp->path,
+    ck_assert_msg(rep.verdict == LOOM_VERIFY_PASS, "support %d kmax %zu path %d encoding %d: "
+                  "%s: %s", (int)sp->support, sp->kmax, (int)sp->path, forced_encoding,
                   loom_verify_verdict_name(rep.verdict), rep.message);
 }
 
@@ -79,6 +97,19 @@ END_TEST
 START_TEST(test_all_full)
 {
     sweep(LOOM_VERIFY_SUPPORT_FULL, 0, 8);
+}
+END_TEST
+
+/* Each encoding forced, with a bound of the whole vector so that every
+ * one fits and is taken: random, empty and full supports. */
+START_TEST(test_encodings)
+{
+    for (forced_encoding = LOOM_ENC_COO; forced_encoding < LOOM_ENC_COUNT; ++forced_encoding) {
+        sweep(LOOM_VERIFY_SUPPORT_RANDOM, 0, 6);
+        sweep(LOOM_VERIFY_SUPPORT_EMPTY, 0, 2);
+        sweep(LOOM_VERIFY_SUPPORT_FULL, 0, 2);
+    }
+    forced_encoding = LOOM_ENC_AUTO;
 }
 END_TEST
 
@@ -223,6 +254,7 @@ int main(void)
     tcase_add_test(tc, test_random_supports);
     tcase_add_test(tc, test_all_empty);
     tcase_add_test(tc, test_all_full);
+    tcase_add_test(tc, test_encodings);
     tcase_add_test(tc, test_declarations);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
