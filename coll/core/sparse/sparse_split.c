@@ -48,17 +48,20 @@
  *                                             reaches every rank once)
  *   ring    (p-1) ceil(k/p) pairs            (every owner's kept block
  *                                             but the right neighbour's)
- * about 2k(p-1)/p pairs plus 24(p-1) bytes, against allgather's K = pk
- * pairs.  Ok-Topk bounds its split-and-reduce by 6k(p-1)/p entries;
- * counting an entry as a pair, this stays at a third of that while
- * 24(p-1) bytes are small next to 4k(p-1)/p pairs, i.e. while
- * k >= 6p/w (1 pair of floats per rank at p = 8, about 3000 at p = 4096):
- * loom_sparse_split_model gives the exact numbers.
+ * about 2k(p-1)/p pairs plus 24(p-1) bytes (and up to p-1 pairs where
+ * ceil(k/p) rounds up), against allgather's (p-1)k pairs.  Ok-Topk bounds
+ * its split-and-reduce by 6k(p-1)/p entries; counting an entry as a
+ * pair, this stays under that bound while 24(p-1) bytes fit in the
+ * 4k(p-1)/p pairs to spare, i.e. while k >= 6p/w: k >= 6 at p = 8 and
+ * k >= 3072 at p = 4096 for floats (w = 8).  loom_sparse_split_model gives
+ * the exact bytes.
  *
- * Time: 3(p-1) + ceil(log2 p) a  +  the bytes above b  +  (k + n/p) g
- * for the reduce and n g for the merge.  It wins over allgather when K w
- * (every rank's pairs through every rank) outweighs the 3(p-1) latencies,
- * i.e. at many ranks; the dense arm only at densities near e / w.
+ * Time: (3(p-1) + ceil(log2 p)) a  +  the bytes above b  +  (k w + n/p e)
+ * g for the reduce and n e g for the merge.  It wins over allgather
+ * ((p-1) a + (p-1) k w b) where the (p-2) k pairs it does not send
+ * outweigh its 2(p-1) more latencies: about k w b > 2a, whatever p
+ * (k of a few thousand pairs on a 10 GB/s, 2 us network).  The dense arm
+ * wins only at densities near e / w.
  *
  * Every rank ends with the same bits: each region is summed on one rank
  * only and copied to the others.  Every rank's state evolves alike: theta
@@ -1071,8 +1074,12 @@ loom_status_t loom_sparse_split_plan(const loom_coll_args_t *args, loom_team_t *
                                  LOOM_DEPS(bruck.last));
     i = loom_split_arms(sched, c, &segs, step[3], 2 + (uint32_t)loom_halving_rounds(p), last,
                         &step[4]);
+    /* The finish reads the whole result only when it rebalances. */
     step[5] = loom_sched_compute(sched, loom_split_finish_step, c,
-                                 args->count * args->elem_size, LOOM_DEPS(step[4], i));
+                                 c->state != NULL && c->estimate
+                                     ? args->count * args->elem_size
+                                     : z.kmax * proto.w,
+                                 LOOM_DEPS(step[4], i));
     loom_split_declare(sched, args, c, step);
     if (z.modeled) {
         loom_split_model_lengths(sched, c, z.mk);

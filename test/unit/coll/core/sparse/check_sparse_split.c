@@ -655,6 +655,49 @@ START_TEST(test_model)
 }
 END_TEST
 
+static loom_status_t never_select(void *ctx, void *block, size_t *k_p)
+{
+    (void)ctx;
+    (void)block;
+    (void)k_p;
+    return LOOM_ERR_UNSUPPORTED;
+}
+
+/* A modeled plan (the simulator's) sets what every rank sends before it
+ * runs; rank 0's is what the model says, on the sparse arm and, where
+ * the kept pairs outweigh the vector, on the dense one. */
+START_TEST(test_model_matches_plan)
+{
+    static const size_t counts[] = { 16000, 160 };
+    loom_cost_t m = { .alpha = 2e-6, .beta = 1e-10, .gamma = 1e-10 };
+    float buf[16000];
+    const int p = 16;
+    size_t ci, bytes, k = 160;
+    loom_sched_t *sched;
+    harness_t h;
+
+    harness_init(&h, p);
+    for (ci = 0; ci < 2; ++ci) {
+        loom_sparse_args_t sp = { .select = never_select, .kmax = k, .cost = m,
+                                  .modeled = 1, .model_k = k };
+        loom_coll_args_t a = { .recvbuf = buf, .count = counts[ci], .elem_size = 4,
+                               .op = { .fn = sum_float, .commutative = 1 },
+                               .sparse = &sp, .in_place = 1 };
+        const loom_sparse_outcome_t *out;
+
+        ck_assert_int_eq(loom_sparse_split_plan(&a, h.teams[0], &sched), LOOM_OK);
+        out = &((const loom_sparse_head_t *)sched->scratch)->out;
+        loom_sparse_split_model(&m, p, counts[ci], 4, k, &bytes);
+        ck_assert_uint_eq(out->bytes_sent, bytes);
+        ck_assert_int_eq(out->dense, ci == 1);
+        ck_assert_int_eq(loom_sched_taken_arm(sched),
+                         ci == 1 ? LOOM_SPARSE_PATH_DENSE : LOOM_SPARSE_PATH_SPARSE);
+        loom_sched_destroy(sched);
+    }
+    harness_fini(&h);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sparse_split");
@@ -668,6 +711,7 @@ int main(void)
     tcase_add_test(tc, test_rank_order);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_model);
+    tcase_add_test(tc, test_model_matches_plan);
     suite_add_tcase(s, tc);
     return loom_check_run(s);
 }
