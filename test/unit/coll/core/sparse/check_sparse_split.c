@@ -317,10 +317,14 @@ static void run_check(const run_t *rn)
 {
     size_t i, es = loom_filter_type_size(rn->type), nz = 0, j;
     double total_sel = 0, total_acc = 0;
+    size_t ksum = 0;
     int r;
 
     for (i = 0; i < rn->count; ++i) {
         nz += rn->ref[i] != 0;
+    }
+    for (r = 0; r < rn->p; ++r) {
+        ksum += rn->picks[r].k;
     }
     for (r = 0; r < rn->p; ++r) {
         const pick_t *pk = &rn->picks[r];
@@ -337,6 +341,7 @@ static void run_check(const run_t *rn)
         ck_assert_uint_eq(rn->out[r].alg, LOOM_SPARSE_SPLIT);
         ck_assert_uint_eq(rn->out[r].pairs, pk->k);
         ck_assert_uint_eq(rn->out[r].kept, nz);
+        ck_assert_uint_eq(rn->out[r].union_bound, ksum);
         /* Accounting, per rank: a pair of a kept entry went into the
          * result, any other came back whole. */
         for (j = 0; j < pk->k; ++j) {
