@@ -159,6 +159,7 @@ typedef enum spec_option {
     SPEC_OPT_MOMENTUM,
     SPEC_OPT_EXACT_MAX,
     SPEC_OPT_RESIDUAL_MAX,
+    SPEC_OPT_EVERY,
     SPEC_OPT_COUNT
 } spec_option_t;
 
@@ -168,10 +169,12 @@ static const char *const spec_option_names[SPEC_OPT_COUNT] = {
     [SPEC_OPT_MOMENTUM]     = "momentum",
     [SPEC_OPT_EXACT_MAX]    = "exact_max",
     [SPEC_OPT_RESIDUAL_MAX] = "residual_max",
+    [SPEC_OPT_EVERY]        = "every",
 };
 
 #define SPEC_OPTIONS_ACCEPTED \
-    "warmup=N, min_bytes=SIZE, momentum=M, exact_max=N, residual_max=SIZE"
+    "warmup=N, min_bytes=SIZE, momentum=M, exact_max=N, residual_max=SIZE, " \
+    "every=N"
 
 /* One "name=value" option into spec; seen[] catches repeats. */
 static loom_status_t spec_parse_option(spec_range_t token,
@@ -257,6 +260,15 @@ static loom_status_t spec_parse_option(spec_range_t token,
         }
         spec->residual_max = (size_t)u;
         break;
+    case SPEC_OPT_EVERY:
+        if (spec_parse_size(value, LOOM_FILTER_EVERY_MAX, &u) != 0 || u == 0) {
+            spec_why(why, why_len, "loom_filter: every '%.*s' is not a "
+                     "number of calls in 1 .. %u", spec_len(value),
+                     value.begin, LOOM_FILTER_EVERY_MAX);
+            return LOOM_ERR_INVALID_PARAM;
+        }
+        spec->every = (unsigned)u;
+        break;
     case SPEC_OPT_COUNT:
         break;
     }
@@ -272,6 +284,7 @@ void loom_filter_spec_set_dense(loom_filter_spec_t *spec)
     spec->momentum = 0.0;
     spec->exact_max = LOOM_FILTER_EXACT_MAX_DEFAULT;
     spec->residual_max = LOOM_FILTER_RESIDUAL_MAX_DEFAULT;
+    spec->every = LOOM_FILTER_EVERY_DEFAULT;
 }
 
 loom_status_t loom_filter_spec_parse(const char *text,
@@ -341,7 +354,8 @@ int loom_filter_spec_format(const loom_filter_spec_t *spec, char *buf,
         return snprintf(buf, len, "none");
     }
     return snprintf(buf, len, "topk:%.17g,warmup=%u,min_bytes=%zu,"
-                    "momentum=%.17g,exact_max=%zu,residual_max=%zu",
+                    "momentum=%.17g,exact_max=%zu,residual_max=%zu,every=%u",
                     spec->density, spec->warmup, spec->min_bytes,
-                    spec->momentum, spec->exact_max, spec->residual_max);
+                    spec->momentum, spec->exact_max, spec->residual_max,
+                    spec->every);
 }

@@ -13,6 +13,9 @@
  *                                    1 .. 2^32-1 (default 65536)
  *              | "residual_max=" SIZE bound on this process's residual
  *                                    memory, >= 1 (default 1G)
+ *              | "every=" N          calls between re-estimates of the
+ *                                    split-and-reduce's global threshold,
+ *                                    1 .. 1000000 (default 16)
  *     SIZE, N := decimal digits, optionally followed by K, M or G (either
  *                case, powers of 1024); N takes suffixes too
  *
@@ -29,6 +32,12 @@
  * keeps two buffers): enough for the models data-parallel training
  * filters, small next to a training node's memory; what does not fit
  * runs dense and is counted (residual.h), it never evicts a residual.
+ * every 16: the global threshold (coll/core/sparse/sparse_split.c) follows
+ * the gradients' magnitudes, which drift slowly from step to step (Ok-Topk
+ * re-estimates its thresholds every few dozen iterations for the same
+ * reason); an estimate call costs each owner a sort of its region, so
+ * every step would pay it for nothing, while 16 keeps a stale threshold
+ * at most 15 steps old.
  *
  * A wrong spec is a user's mistake, not a failure: the caller warns with
  * the message loom_filter_spec_parse wrote and runs dense.
@@ -44,6 +53,8 @@
 #define LOOM_FILTER_MIN_BYTES_DEFAULT   ((size_t)4 << 10)
 #define LOOM_FILTER_EXACT_MAX_DEFAULT   ((size_t)1 << 16)
 #define LOOM_FILTER_RESIDUAL_MAX_DEFAULT ((size_t)1 << 30)
+#define LOOM_FILTER_EVERY_MAX           1000000u
+#define LOOM_FILTER_EVERY_DEFAULT       16u
 
 typedef struct loom_filter_spec {
     int         enabled;        /* 0: dense ("none", "dense", "") */
@@ -53,6 +64,7 @@ typedef struct loom_filter_spec {
     double      momentum;       /* 0: no momentum correction; else in (0, 1) */
     size_t      exact_max;      /* counts above this use the sampled threshold */
     size_t      residual_max;   /* bytes of residual memory per process */
+    unsigned    every;          /* split: calls between threshold estimates */
 } loom_filter_spec_t;
 
 /* The spec meaning "off", every field at its default. */

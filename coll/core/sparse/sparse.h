@@ -127,4 +127,21 @@ double loom_sparse_merge_model(const loom_cost_t *m, int p, size_t n, size_t esi
 double loom_sparse_allgather_model(const loom_cost_t *m, int p, size_t n, size_t esize,
                                    size_t k, int *encoding_p, size_t *bytes_p);
 
+/* Split-and-reduce's state (sparse_split.c), one per gradient slot: the
+ * global threshold and the owners' regions, for p ranks; an estimate call
+ * re-estimates both every `every` calls (1 .. ).  A state met with another
+ * team size or vector length starts over.  _free takes void * so that it
+ * is a residual slot's state_free (coll/core/filter/residual.h). */
+loom_status_t loom_sparse_state_create(int p, unsigned every, loom_sparse_state_t **state_p);
+void loom_sparse_state_free(void *state);
+/* 1 and *theta_p once an estimate set theta, else 0. */
+int loom_sparse_state_theta(const loom_sparse_state_t *state, double *theta_p);
+/* The p + 1 region bounds for a vector of n, or NULL before a call of n. */
+const size_t *loom_sparse_state_bounds(const loom_sparse_state_t *state, size_t n);
+
+/* Split-and-reduce's predicted time for p ranks, n elements of esize
+ * bytes and k pairs per rank, and in *bytes_p what one rank sends. */
+double loom_sparse_split_model(const loom_cost_t *m, int p, size_t n, size_t esize, size_t k,
+                               size_t *bytes_p);
+
 #endif

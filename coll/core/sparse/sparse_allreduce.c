@@ -8,6 +8,7 @@ const char *const loom_sparse_alg_names[] = {
     [LOOM_SPARSE_AUTO] = "auto",
     [LOOM_SPARSE_ALLGATHER] = "allgather",
     [LOOM_SPARSE_MERGE] = "merge",
+    [LOOM_SPARSE_SPLIT] = "split",
     [LOOM_SPARSE_ALG_COUNT] = NULL,
 };
 
@@ -15,6 +16,7 @@ const loom_algorithm_t loom_sparse_algorithms[LOOM_SPARSE_ALG_COUNT] = {
     [LOOM_SPARSE_ALLGATHER] = { .name = "allgather", .plan = loom_sparse_allgather_plan,
                                 .segmented = 1 },
     [LOOM_SPARSE_MERGE] = { .name = "merge", .plan = loom_sparse_merge_plan },
+    [LOOM_SPARSE_SPLIT] = { .name = "split", .plan = loom_sparse_split_plan, .segmented = 1 },
 };
 
 /* One algorithm so far, which prices its own switch to dense once the

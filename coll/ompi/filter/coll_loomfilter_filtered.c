@@ -71,6 +71,22 @@ static loom_status_t loomfilter_select(void *ctx, void *block, size_t *k_p)
     return LOOM_OK;
 }
 
+/* Split-and-reduce's putback (sparse.h): pairs this rank selected that
+ * the global threshold did not keep go back into the residual, so error
+ * feedback sends them later.  With momentum correction that is v; u
+ * stays zero at them (feedback.h masks it at every selected entry), which
+ * restarts their momentum as if they had been sent, and loses no
+ * gradient: the whole value is back in v. */
+static void loomfilter_putback(void *ctx, const void *block, size_t k)
+{
+    const loom_feedback_args_t *fb = ctx;
+
+    if (loom_pairs_accumulate(fb->residual, fb->count, fb->type, block, k) != LOOM_OK) {
+        loom_error("coll", "loomfilter: the pairs handed back are not ascending indices "
+                   "below %zu; %zu dropped", fb->count, k);
+    }
+}
+
 /* What a dense allreduce sends from each rank: the reduce-scatter and
  * allgather lower bound 2(p-1)/p of the vector. */
 static unsigned long long loomfilter_dense_bytes(const mca_coll_loomfilter_module_t *module,
@@ -155,6 +171,7 @@ loom_status_t mca_coll_loomfilter_call_start(const void *sbuf, void *rbuf, size_
     size_t esize = loom_filter_type_size(type), k, capacity;
     mca_coll_loomfilter_call_t *call;
     loom_residual_slot_t *slot;
+    loom_sparse_state_t *state;
     loom_sparse_args_t sp;
     loom_coll_args_t args;
     loom_status_t status;
@@ -184,9 +201,19 @@ loom_status_t mca_coll_loomfilter_call_start(const void *sbuf, void *rbuf, size_
         mca_coll_loomfilter_call_end(call, LOOM_ERR_NO_MEMORY);
         return LOOM_ERR_NO_MEMORY;
     }
+    if (slot->state == NULL &&
+        loom_sparse_state_create(ompi_comm_size(module->comm), module->spec.every, &state) ==
+            LOOM_OK) {
+        slot->state = state;
+        slot->state_free = loom_sparse_state_free;
+    }
+    /* The slot's threshold and regions, for split-and-reduce (without one,
+     * a NULL state, it estimates at every call); other algorithms ignore
+     * both. */
     sp = (loom_sparse_args_t){
         .select = loomfilter_select, .ctx = &call->fb, .kmax = capacity,
         .cost = loom_cost_from_config(&module->config), .path = LOOM_SPARSE_PATH_MODEL,
+        .putback = loomfilter_putback, .state = slot->state,
     };
     args = (loom_coll_args_t){
         .recvbuf = rbuf, .count = count, .elem_size = esize, .in_place = 1,

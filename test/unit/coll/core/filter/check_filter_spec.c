@@ -49,6 +49,7 @@ START_TEST(test_density_only)
     ck_assert(spec.momentum == 0.0);
     ck_assert_uint_eq(spec.exact_max, 65536);
     ck_assert_uint_eq(spec.residual_max, (size_t)1 << 30);
+    ck_assert_uint_eq(spec.every, 16);
 
     ck_assert(test_parse_ok("topk:1").density == 1.0);
     ck_assert(test_parse_ok("topk:1e-3").density == 1e-3);
@@ -81,9 +82,12 @@ START_TEST(test_options)
     ck_assert(test_parse_ok("topk:0.1,momentum=0").momentum == 0.0);
     ck_assert_uint_eq(test_parse_ok("topk:0.1,exact_max=4294967295").exact_max,
                       4294967295u);
+    ck_assert_uint_eq(test_parse_ok("topk:0.1,every=1").every, 1);
+    ck_assert_uint_eq(test_parse_ok("topk:0.1, every = 64").every, 64);
+    ck_assert_uint_eq(test_parse_ok("topk:0.1,every=1000000").every, 1000000);
 
     /* The canonical text parses back to the same spec. */
-    spec = test_parse_ok("topk:0.003,warmup=7,momentum=0.5");
+    spec = test_parse_ok("topk:0.003,warmup=7,momentum=0.5,every=5");
     loom_filter_spec_format(&spec, text, sizeof(text));
     {
         loom_filter_spec_t again = test_parse_ok(text);
@@ -94,6 +98,7 @@ START_TEST(test_options)
         ck_assert(again.momentum == spec.momentum);
         ck_assert_uint_eq(again.exact_max, spec.exact_max);
         ck_assert_uint_eq(again.residual_max, spec.residual_max);
+        ck_assert_uint_eq(again.every, 5);
     }
     ck_assert(loom_filter_spec_format(&(loom_filter_spec_t){ .enabled = 0 },
                                       text, sizeof(text)) == 4);
@@ -145,6 +150,10 @@ static const struct {
     { "topk:0.1,exact_max=4G",      "'4G'",          "1 .. 4294967295" },
     { "topk:0.1,residual_max=0",    "'0'",           "at least 1 byte" },
     { "topk:0.1,residual_max=lots", "'lots'",        "such as 1G" },
+    { "topk:0.1,every=0",           "'0'",           "1 .. 1000000" },
+    { "topk:0.1,every=1000001",     "'1000001'",     "1 .. 1000000" },
+    { "topk:0.1,every=often",       "'often'",       "1 .. 1000000" },
+    { "topk:0.1,every=2,every=3",   "'every'",       "twice" },
 };
 
 START_TEST(test_bad)

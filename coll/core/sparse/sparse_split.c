@@ -1,0 +1,582 @@
+/*
+ * Sparse allreduce by split-and-reduce with a global threshold (after
+ * Ok-Topk): each rank owns a region of the index space, reduces the pairs
+ * that fall in it, keeps the entries of the sum that pass one threshold
+ * every rank shares, and the owners' kept pairs are gathered.
+ *
+ *   select   (compute)  the caller's select writes this rank's k pairs;
+ *                       they are cut by region b[j] <= i < b[j+1] into
+ *                       one outgoing block per owner
+ *   counts   (p-1 each way) 8 bytes to every other rank: how many pairs
+ *                       fall in its region, and this rank's k
+ *   tally    (compute)  the run-time length of every incoming block, and
+ *                       the call's k, K = ceil(sum of the k / p): every
+ *                       rank learns every k here, so all agree on K
+ *   pairs    (p-1 each way) the block of region j to its owner
+ *   reduce   (compute)  the owner sums its region densely, sources in
+ *                       team-rank order 0..p-1 (the bits do not depend
+ *                       on arrival), then keeps
+ *                         estimate call: its top ceil(K/p) by |sum|
+ *                           (ties: the lower index), and reports the
+ *                           smallest |sum| it kept, t_j
+ *                         other calls: every entry with |sum| >= theta
+ *                       never an exact 0
+ *   report   (Bruck)    every owner's kept count and t_j, 16 bytes each
+ *   decide   (compute)  the ring's run-time lengths and the arm; on an
+ *                       estimate call theta for the next calls = the
+ *                       median of the t_j (the same on every rank)
+ *   sparse arm: ring allgather of the owners' kept pairs; merge: the
+ *                       receive buffer = zeros plus every region's pairs
+ *                       (regions are disjoint: a copy, the same bits
+ *                       everywhere)
+ *   dense arm:  ring allgather of the owners' dense regions (kept values,
+ *                       zeros elsewhere), in the receive buffer
+ *   finish   (compute)  estimate call: new bounds at the quantiles of the
+ *                       kept indices (each region then holds about as
+ *                       many); then the pairs this rank selected that no
+ *                       owner kept go to the caller's putback, so error
+ *                       feedback returns them to its residual
+ *
+ * An estimate call is one with no theta yet, or every `every`-th call of
+ * the state (loom_sparse_state_create); without a state every call is.
+ *
+ * Volume per rank, k pairs selected by each rank (spread over the
+ * regions), pairs of w = 4 + e bytes, each owner keeping about k/p:
+ *   counts  8 (p-1) bytes
+ *   pairs   k (p-1)/p pairs                  (all but its own region's)
+ *   report  16 (p-1) bytes                   (Bruck: every rank's entry
+ *                                             reaches every rank once)
+ *   ring    (p-1) ceil(k/p) pairs            (every owner's kept block
+ *                                             but the right neighbour's)
+ * about 2k(p-1)/p pairs plus 24(p-1) bytes (and up to p-1 pairs where
+ * ceil(k/p) rounds up), against allgather's (p-1)k pairs.  Ok-Topk bounds
+ * its split-and-reduce by 6k(p-1)/p entries; counting an entry as a
+ * pair, this stays under that bound while 24(p-1) bytes fit in the
+ * 4k(p-1)/p pairs to spare, i.e. while k >= 6p/w: k >= 6 at p = 8 and
+ * k >= 3072 at p = 4096 for floats (w = 8).  loom_sparse_split_model gives
+ * the exact bytes.
+ *
+ * Time: (3(p-1) + ceil(log2 p)) a  +  the bytes above b  +  (k w + n/p e)
+ * g for the reduce and n e g for the merge.  It wins over allgather
+ * ((p-1) a + (p-1) k w b) where the (p-2) k pairs it does not send
+ * outweigh its 2(p-1) more latencies: about k w b > 2a, whatever p
+ * (k of a few thousand pairs on a 10 GB/s, 2 us network).  The dense arm
+ * wins only at densities near e / w.
+ *
+ * Every rank ends with the same bits: each region is summed on one rank
+ * only and copied to the others.  Every rank's state evolves alike: theta
+ * and the bounds come from gathered data only.
+ *
+ * Here: the plan and the model; the compute steps are in
+ * sparse_split_steps.c, the state in sparse_state.c.
+ */
+#include "coll/core/sparse/sparse_split.h"
+#include "coll/core/filter/pairs.h"
+#include "coll/core/parts/partition.h"
+#include "coll/core/parts/phase.h"
+#include "coll/core/engine/sched_join.h"
+#include "coll/core/engine/tag.h"
+#include "common/log.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define LOOM_SPLIT_ALIGN 64
+
+/* What each compute step reads and writes (sched.h), for the verifier. */
+static void loom_split_declare(loom_sched_t *sched, const loom_coll_args_t *args,
+                               const loom_split_ctx_t *c, const int *step)
+{
+    size_t n = c->count * c->esize, per = sizeof(size_t) * (size_t)c->p;
+    size_t lo = c->b[c->mepos], hi = c->b[c->mepos + 1], kept_me;
+    int sel = step[0], tally = step[1], red = step[2], decide = step[3], merge = step[4];
+    int fin = step[5], j;
+
+    kept_me = (c->kb_at[c->mepos + 1] - c->kb_at[c->mepos]) * c->w;
+    loom_sched_compute_reads(sched, sel, args->in_place ? args->recvbuf : args->sendbuf, n);
+    loom_sched_compute_writes(sched, sel, c->sel, c->h.sp.kmax * c->w);
+    if (c->out_at[c->p] > 0) {
+        loom_sched_compute_writes(sched, sel, c->out, c->out_at[c->p] * c->w);
+    }
+    loom_sched_compute_writes(sched, sel, c->cnt_out, sizeof(uint64_t) * (size_t)c->p);
+    loom_sched_compute_writes(sched, sel, c->send_len, per);
+    loom_sched_compute_reads(sched, tally, c->cnt_out, sizeof(uint64_t) * (size_t)c->p);
+    loom_sched_compute_writes(sched, tally, c->recv_len, per);
+    loom_sched_compute_reads(sched, red, c->cnt_out, sizeof(uint64_t) * (size_t)c->p);
+    for (j = 0; j < c->p; ++j) {
+        if (j != c->mepos) {
+            loom_sched_compute_reads(sched, tally, &c->cnt_in[j], sizeof(uint64_t));
+            loom_sched_compute_reads(sched, red, &c->cnt_in[j], sizeof(uint64_t));
+            loom_sched_compute_reads_len(sched, red, loom_split_in_block(c, j),
+                                         c->in_cap * c->w, &c->recv_len[j]);
+        }
+        loom_sched_compute_reads_len(sched, merge, loom_split_kept_block(c, j),
+                                     (c->kb_at[j + 1] - c->kb_at[j]) * c->w, &c->ring_len[j]);
+    }
+    loom_sched_compute_reads_len(sched, red, loom_split_out_block(c, c->mepos),
+                                 (c->out_at[c->mepos + 1] - c->out_at[c->mepos]) * c->w,
+                                 &c->send_len[c->mepos]);
+    if (hi > lo) {
+        loom_sched_compute_writes(sched, red, c->recvbuf + lo * c->esize, (hi - lo) * c->esize);
+    }
+    if (kept_me > 0) {
+        loom_sched_compute_writes(sched, red, loom_split_kept_block(c, c->mepos), kept_me);
+    }
+    loom_sched_compute_writes(sched, red, c->rep, sizeof(loom_split_report_t));
+    loom_sched_compute_reads(sched, decide, c->rep, sizeof(loom_split_report_t) * (size_t)c->p);
+    loom_sched_compute_reads(sched, decide, c->send_len, per);
+    loom_sched_compute_writes(sched, decide, c->ring_len, per);
+    loom_sched_compute_reads(sched, merge, c->ring_len, per);
+    loom_sched_compute_writes(sched, merge, c->recvbuf, n);
+    loom_sched_compute_reads(sched, fin, c->recvbuf, n);
+    loom_sched_compute_reads(sched, fin, c->sel, c->h.sp.kmax * c->w);
+    loom_sched_compute_writes(sched, fin, c->sel, c->h.sp.kmax * c->w);
+}
+
+/* The report gather's run: m reports. */
+static size_t loom_split_reports_run(const loom_bruck_phase_t *ph, int i, int m)
+{
+    (void)ph;
+    (void)i;
+    return (size_t)m * sizeof(loom_split_report_t);
+}
+
+/* Block j of the sparse ring: region j's kept pairs, as large as their
+ * bound (the length comes at run time: ring_len). */
+static loom_phase_block_t loom_split_kept_cut(const loom_phase_cut_t *cut, int j)
+{
+    const loom_split_ctx_t *c = cut->ctx;
+    char *at = loom_split_kept_block(c, j);
+
+    return (loom_phase_block_t){ .at = at, .in = at,
+                                 .n = (c->kb_at[j + 1] - c->kb_at[j]) * c->w };
+}
+
+/* Block j of the dense ring: region j of the receive buffer. */
+static loom_phase_block_t loom_split_region_cut(const loom_phase_cut_t *cut, int j)
+{
+    const loom_split_ctx_t *c = cut->ctx;
+    char *at = c->recvbuf + c->b[j] * c->esize;
+
+    return (loom_phase_block_t){ .at = at, .in = at, .n = c->b[j + 1] - c->b[j] };
+}
+
+/* How large each block is, from the bounds (NULL: uniform), before the
+ * scratch exists: pairs out to region j, in from each source, kept by
+ * owner j; the largest region. */
+typedef struct loom_split_sizes {
+    int                 p, me, estimate, modeled;
+    const size_t        *b;
+    size_t              n, kmax, mk;
+} loom_split_sizes_t;
+
+static size_t loom_split_region(const loom_split_sizes_t *z, int j)
+{
+    loom_spread_t s = loom_spread(z->n, z->p);
+
+    return z->b != NULL ? z->b[j + 1] - z->b[j] : loom_spread_count(s, j);
+}
+
+static size_t loom_split_min(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+static size_t loom_split_max(size_t a, size_t b)
+{
+    return a > b ? a : b;
+}
+
+static size_t loom_split_out_cap(const loom_split_sizes_t *z, int j)
+{
+    return z->modeled ? loom_spread_count(loom_spread(z->mk, z->p), j)
+                      : loom_split_min(z->kmax, loom_split_region(z, j));
+}
+
+static size_t loom_split_in_cap(const loom_split_sizes_t *z)
+{
+    return z->modeled ? loom_spread_count(loom_spread(z->mk, z->p), z->me)
+                      : loom_split_min(z->kmax, loom_split_region(z, z->me));
+}
+
+static size_t loom_split_kept_cap(const loom_split_sizes_t *z, int j)
+{
+    size_t r = loom_split_region(z, j), p = (size_t)z->p;
+
+    if (z->modeled) {
+        return loom_split_min(r, (z->mk + p - 1) / p);
+    }
+    return loom_split_min(r, z->estimate ? (z->kmax + p - 1) / p : z->kmax * p);
+}
+
+static size_t loom_split_round_up(size_t n)
+{
+    return (n + LOOM_SPLIT_ALIGN - 1) / LOOM_SPLIT_ALIGN * LOOM_SPLIT_ALIGN;
+}
+
+/* Tag steps: counts, pairs, the reports, and the two rings (the dense
+ * one's segments are cut over all of them, as sparse_allgather.c does). */
+static uint64_t loom_split_rounds(int p)
+{
+    return 2 + (uint64_t)loom_halving_rounds(p) + 2 * (uint64_t)(p - 1);
+}
+
+static loom_status_t loom_split_check(const loom_coll_args_t *args, const loom_team_t *team)
+{
+    const loom_sparse_args_t *sp = args->sparse;
+
+    if (sp == NULL || sp->select == NULL) {
+        loom_error("coll", "sparse split: no selection (args->sparse and its select are "
+                   "required)");
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    if (args->elem_size != 4 && args->elem_size != 8) {
+        loom_error("coll", "sparse split: elements of %zu bytes; float (4) and double (8) "
+                   "are accepted", args->elem_size);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    if (args->count > UINT32_MAX) {
+        loom_error("coll", "sparse split: %zu elements; pairs index at most 2^32",
+                   args->count);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    if (sp->path < LOOM_SPARSE_PATH_MODEL || sp->path > LOOM_SPARSE_PATH_DENSE) {
+        loom_error("coll", "sparse split: path %d; 0 (model), 1 (sparse) and 2 (dense) are "
+                   "accepted", (int)sp->path);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    if (loom_split_rounds(team->size) > LOOM_TAG_MAX_STEPS) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    return LOOM_OK;
+}
+
+static void loom_split_reverse(int *a, int n)
+{
+    int i, t;
+
+    for (i = 0; i < n / 2; ++i) {
+        t = a[i];
+        a[i] = a[n - 1 - i];
+        a[n - 1 - i] = t;
+    }
+}
+
+/* a[0..n) rotated left by k, so that every rank's joins start at its own
+ * position (its schedule is its neighbour's rotated: coll/sim/fold.h). */
+static void loom_split_rotate(int *a, int n, int k)
+{
+    loom_split_reverse(a, k);
+    loom_split_reverse(a + k, n - k);
+    loom_split_reverse(a, n);
+}
+
+/* The state's part of the plan: its bounds (NULL: uniform) and whether
+ * this call estimates; counts the call. */
+static loom_status_t loom_split_state_use(loom_sparse_state_t *s, int p, size_t n,
+                                          loom_split_sizes_t *z)
+{
+    loom_status_t status;
+
+    z->estimate = 1;
+    z->b = NULL;
+    if (s == NULL || z->modeled) {
+        return LOOM_OK;
+    }
+    status = loom_split_state_fit(s, p, n);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    z->b = s->b;
+    z->estimate = !s->theta_set || s->calls % s->every == 0;
+    ++s->calls;
+    return LOOM_OK;
+}
+
+/* The next area of the scratch s, of bytes, at *at; *at moves past it. */
+static void *loom_split_take(char *s, size_t *at, size_t bytes)
+{
+    void *p = s + *at;
+
+    *at += loom_split_round_up(bytes);
+    return p;
+}
+
+/* Carves the scratch; fills the bounds and the offsets from z. */
+static loom_status_t loom_split_carve(loom_sched_t *sched, const loom_split_sizes_t *z,
+                                      size_t w, loom_split_ctx_t *proto, loom_split_ctx_t **c_p)
+{
+    size_t per = loom_split_round_up(sizeof(size_t) * ((size_t)z->p + 1));
+    size_t mag = loom_split_round_up(sizeof(double) *
+                                     (loom_split_region(z, z->me) + (size_t)z->p));
+    size_t out = 0, kb = 0, at, total;
+    loom_status_t status;
+    loom_split_ctx_t *c;
+    char *s;
+    int j;
+
+    for (j = 0; j < z->p; ++j) {
+        out += loom_split_out_cap(z, j);
+        kb += loom_split_kept_cap(z, j);
+    }
+    proto->in_cap = loom_split_in_cap(z);
+    total = loom_split_round_up(sizeof(*c)) + 8 * per +
+            loom_split_round_up(sizeof(loom_split_report_t) * (size_t)z->p) + mag +
+            loom_split_round_up(z->kmax * w) + loom_split_round_up(out * w) +
+            loom_split_round_up((size_t)z->p * proto->in_cap * w) + loom_split_round_up(kb * w);
+    status = loom_sched_alloc_scratch(sched, total, (void **)&s);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    c = (loom_split_ctx_t *)(void *)s;
+    *c = *proto;
+    at = loom_split_round_up(sizeof(*c));
+    c->b = loom_split_take(s, &at, per);
+    c->out_at = loom_split_take(s, &at, per);
+    c->kb_at = loom_split_take(s, &at, per);
+    c->cnt_out = loom_split_take(s, &at, per);
+    c->cnt_in = loom_split_take(s, &at, per);
+    c->send_len = loom_split_take(s, &at, per);
+    c->recv_len = loom_split_take(s, &at, per);
+    c->ring_len = loom_split_take(s, &at, per);
+    c->rep = loom_split_take(s, &at, sizeof(loom_split_report_t) * (size_t)z->p);
+    c->mag = loom_split_take(s, &at, mag);
+    c->sel = loom_split_take(s, &at, z->kmax * w);
+    c->out = loom_split_take(s, &at, out * w);
+    c->in = loom_split_take(s, &at, (size_t)z->p * proto->in_cap * w);
+    c->kb = loom_split_take(s, &at, kb * w);
+    c->out_at[0] = c->kb_at[0] = 0;
+    for (j = 0; j < z->p; ++j) {
+        c->b[j] = z->b != NULL ? z->b[j] : loom_spread_offset(loom_spread(z->n, z->p), j);
+        c->out_at[j + 1] = c->out_at[j] + loom_split_out_cap(z, j);
+        c->kb_at[j + 1] = c->kb_at[j] + loom_split_kept_cap(z, j);
+    }
+    c->b[z->p] = z->n;
+    *c_p = c;
+    return LOOM_OK;
+}
+
+/* The two all-to-all exchanges, peers d = 1 .. p-1 positions away (a
+ * rank's schedule is its neighbour's rotated): the counts, then the
+ * pairs; returns the reduce step, which waits for both. */
+static int loom_split_exchange(loom_sched_t *sched, loom_split_ctx_t *c, int sel, int *steps,
+                               int *tally_p)
+{
+    int d, to, from, p = c->p, tally;
+
+    for (d = 1; d < p; ++d) {
+        to = (c->mepos + d) % p;
+        from = (c->mepos + p - d) % p;
+        loom_sched_send(sched, c->ranks[to], 0, &c->cnt_out[to], sizeof(uint64_t),
+                        LOOM_DEPS(sel));
+        steps[d - 1] = loom_sched_recv(sched, c->ranks[from], 0, &c->cnt_in[from],
+                                       sizeof(uint64_t), LOOM_NO_DEPS);
+    }
+    steps[p - 1] = sel;
+    tally = loom_sched_compute(sched, loom_split_tally_step, c, sizeof(uint64_t) * (size_t)p,
+                               LOOM_DEPS(loom_sched_join_steps(sched, steps, p)));
+    for (d = 1; d < p; ++d) {
+        to = (c->mepos + d) % p;
+        from = (c->mepos + p - d) % p;
+        loom_sched_send_len(sched, c->ranks[to], 1, loom_split_out_block(c, to),
+                            (c->out_at[to + 1] - c->out_at[to]) * c->w, &c->send_len[to],
+                            LOOM_DEPS(sel));
+        steps[d - 1] = loom_sched_recv_len(sched, c->ranks[from], 1, loom_split_in_block(c, from),
+                                           c->in_cap * c->w, &c->recv_len[from],
+                                           LOOM_DEPS(tally));
+    }
+    steps[p - 1] = tally;
+    *tally_p = tally;
+    return loom_sched_compute(sched, loom_split_reduce_step, c,
+                              (c->b[c->mepos + 1] - c->b[c->mepos]) * c->esize +
+                                  c->h.sp.kmax * c->w,
+                              LOOM_DEPS(loom_sched_join_steps(sched, steps, p)));
+}
+
+/* The two arms after decide; returns the step the finish waits for
+ * besides the merge.  last: p * segs->nseg_max ints (and at least p). */
+static int loom_split_arms(loom_sched_t *sched, loom_split_ctx_t *c, const loom_segs_t *segs,
+                           int decide, uint32_t tag, int *last, int *merge_p)
+{
+    int p = c->p, i, merge, nlast = p * segs->nseg_max;
+    size_t block_max = 0;
+    loom_ring_phase_t ring;
+
+    for (i = 0; i < p; ++i) {
+        block_max = loom_split_max(block_max, (c->kb_at[i + 1] - c->kb_at[i]) * c->w);
+    }
+    /* The sparse arm: the kept blocks around the ring, then the merge. */
+    loom_sched_build_arm(sched, LOOM_SPARSE_PATH_SPARSE);
+    ring = (loom_ring_phase_t){
+        .sched = sched, .ranks = c->ranks, .n = p, .me = c->mepos,
+        .cut = { .block = loom_split_kept_cut, .esize = 1, .ctx = c },
+        .segs = loom_segs_make(0, 1, block_max, (uint64_t)(p - 1)), .tag_base = tag,
+        .last = last, .len_at = c->ring_len,
+    };
+    for (i = 0; i < p; ++i) {
+        last[i] = decide;
+    }
+    loom_phase_ag_ring(&ring);
+    loom_split_rotate(last, p, c->mepos);
+    merge = loom_sched_join_steps(sched, last, p);
+    *merge_p = loom_sched_compute(sched, loom_split_merge_step, c, c->count * c->esize,
+                                  LOOM_DEPS(merge >= 0 ? merge : decide));
+
+    /* The dense arm: the owners' regions around the ring, in place. */
+    loom_sched_build_arm(sched, LOOM_SPARSE_PATH_DENSE);
+    ring = (loom_ring_phase_t){
+        .sched = sched, .ranks = c->ranks, .n = p, .me = c->mepos,
+        .cut = { .block = loom_split_region_cut, .esize = c->esize, .ctx = c },
+        .segs = *segs, .tag_base = tag + (uint32_t)(p - 1), .last = last,
+    };
+    for (i = 0; i < nlast; ++i) {
+        last[i] = decide;
+    }
+    loom_phase_ag_ring(&ring);
+    loom_split_rotate(last, nlast, c->mepos * segs->nseg_max);
+    i = loom_sched_join_steps(sched, last, nlast);
+    loom_sched_build_arm(sched, 0);
+    return i >= 0 ? i : decide;
+}
+
+/* What the compute steps would have found, for the simulator: every
+ * rank's k spread evenly over the regions, each owner keeping
+ * ceil(k/p); decide then sets the ring's lengths and the arm. */
+static void loom_split_model_lengths(loom_sched_t *sched, loom_split_ctx_t *c, size_t mk)
+{
+    loom_status_t status;
+    int j;
+
+    c->k_call = mk;
+    c->h.out.pairs = mk;
+    c->h.out.union_bound = mk * (size_t)c->p;
+    for (j = 0; j < c->p; ++j) {
+        c->send_len[j] = loom_pairs_bytes(c->out_at[j + 1] - c->out_at[j], c->type);
+        c->recv_len[j] = j == c->mepos ? 0 : loom_pairs_bytes(c->in_cap, c->type);
+        c->rep[j] = (loom_split_report_t){
+            .kept = c->kb_at[(c->mepos + j) % c->p + 1] - c->kb_at[(c->mepos + j) % c->p],
+        };
+    }
+    status = loom_split_decide_step(sched, c);
+    if (status != LOOM_OK) {
+        sched->build_status = status;
+    }
+}
+
+loom_status_t loom_sparse_split_plan(const loom_coll_args_t *args, loom_team_t *team,
+                                     loom_sched_t **sched_p)
+{
+    const loom_sparse_args_t *sp = args->sparse;
+    int p = team->size, i, step[6], nlast, *ints, *last;
+    loom_split_sizes_t z;
+    loom_split_ctx_t proto, *c;
+    loom_bruck_phase_t bruck;
+    const loom_order_t *o;
+    loom_status_t status;
+    loom_sched_t *sched;
+    loom_segs_t segs;
+    size_t region_max = 0;
+
+    status = loom_split_check(args, team);
+    if (status != LOOM_OK) {
+        return status;
+    }
+    status = loom_sched_create(team, args, LOOM_SPARSE_SPLIT, &sched);
+    if (status != LOOM_OK || args->count == 0) {
+        return status != LOOM_OK ? status : loom_sched_plan_done(sched, sched_p);
+    }
+    o = loom_sched_reduce_order(sched);
+    z = (loom_split_sizes_t){ .p = p, .me = loom_order_pos(o, team->rank),
+                              .modeled = sp->modeled, .n = args->count,
+                              .kmax = loom_split_min(sp->kmax, args->count) };
+    z.mk = loom_split_min(sp->model_k, z.kmax);
+    status = loom_split_state_use(sp->state, p, args->count, &z);
+    if (status != LOOM_OK) {
+        sched->build_status = status;
+        goto out;
+    }
+    proto = (loom_split_ctx_t){
+        .h = { .sp = *sp, .out = { .alg = LOOM_SPARSE_SPLIT, .dense_stage = -1 } },
+        .p = p, .me = team->rank, .mepos = z.me, .recvbuf = args->recvbuf,
+        .count = args->count, .esize = args->elem_size,
+        .type = args->elem_size == 4 ? LOOM_FILTER_FLOAT : LOOM_FILTER_DOUBLE,
+        .state = z.modeled ? NULL : sp->state, .estimate = z.estimate,
+        .theta = sp->state != NULL ? sp->state->theta : 0,
+    };
+    proto.w = loom_pairs_bytes(1, proto.type);
+    proto.h.sp.kmax = z.kmax;
+    status = loom_split_carve(sched, &z, proto.w, &proto, &c);
+    if (status != LOOM_OK) {
+        goto out;
+    }
+    for (i = 0; i < p; ++i) {
+        region_max = loom_split_max(region_max, loom_split_region(&z, i));
+    }
+    segs = loom_segs_make(args->seg_bytes, args->elem_size, region_max, loom_split_rounds(p));
+    nlast = p * segs.nseg_max;
+    status = loom_sched_alloc_ints(sched, 3 * p + (nlast > p ? nlast : p), &ints);
+    if (status != LOOM_OK) {
+        goto out;
+    }
+    for (i = 0; i < p; ++i) {
+        ints[i] = loom_order_at(o, i);
+        ints[p + loom_order_at(o, i)] = i;
+    }
+    c->ranks = ints;
+    c->posof = ints + p;
+    last = ints + 3 * p;
+
+    step[0] = loom_sched_compute(sched, loom_split_select_step, c,
+                                 args->count * args->elem_size, LOOM_NO_DEPS);
+    step[2] = loom_split_exchange(sched, c, step[0], ints + 2 * p, &step[1]);
+    bruck = (loom_bruck_phase_t){ .sched = sched, .ranks = c->ranks, .n = p, .me = c->mepos,
+                                  .run = loom_split_reports_run, .ctx = c, .tag_base = 2,
+                                  .tmp = (char *)c->rep, .last = step[2] };
+    loom_phase_bruck(&bruck);
+    step[3] = loom_sched_compute(sched, loom_split_decide_step, c,
+                                 (size_t)p * sizeof(loom_split_report_t),
+                                 LOOM_DEPS(bruck.last));
+    i = loom_split_arms(sched, c, &segs, step[3], 2 + (uint32_t)loom_halving_rounds(p), last,
+                        &step[4]);
+    /* The finish reads the whole result only when it rebalances. */
+    step[5] = loom_sched_compute(sched, loom_split_finish_step, c,
+                                 c->state != NULL && c->estimate
+                                     ? args->count * args->elem_size
+                                     : z.kmax * proto.w,
+                                 LOOM_DEPS(step[4], i));
+    loom_split_declare(sched, args, c, step);
+    if (z.modeled) {
+        loom_split_model_lengths(sched, c, z.mk);
+    }
+out:
+    return loom_sched_plan_done(sched, sched_p);
+}
+
+/* ----------------------------------------------------------- the model */
+
+double loom_sparse_split_model(const loom_cost_t *m, int p, size_t n, size_t esize, size_t k,
+                               size_t *bytes_p)
+{
+    size_t w = 4 + esize, keep, kept, pairs, ring, bytes;
+    loom_spread_t spread = loom_spread(n, p);
+    double t;
+
+    if (p <= 1) {
+        *bytes_p = 0;
+        return (double)(k * w + 2 * n * esize) * m->gamma;
+    }
+    k = loom_split_min(k, n);
+    /* Rank 0's view: its k spread over the regions, all but its own sent. */
+    pairs = k - loom_spread_count(loom_spread(k, p), 0);
+    keep = loom_split_min((k + (size_t)p - 1) / (size_t)p, loom_spread_max(spread));
+    kept = keep * (size_t)p;
+    /* The ring carries every owner's block but the right neighbour's, or
+     * the dense regions when those cost less (decide's rule). */
+    ring = kept * w <= n * esize ? (kept - keep) * w
+                                 : n * esize - loom_spread_count(spread, 1) * esize;
+    bytes = 8 * (size_t)(p - 1) + pairs * w + loom_split_reports_sent(p) + ring;
+    t = (3.0 * (p - 1) + loom_halving_rounds(p)) * m->alpha + (double)bytes * m->beta +
+        (double)(k * w + n / (size_t)p * esize + n * esize) * m->gamma;
+    *bytes_p = bytes;
+    return t;
+}

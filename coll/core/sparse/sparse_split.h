@@ -1,0 +1,96 @@
+/*
+ * Split-and-reduce's pieces (sparse_split.c draws the algorithm): the
+ * state a slot keeps from call to call, the schedule's context, and the
+ * compute steps (sparse_split_steps.c) the plan strings together.  Inside
+ * coll/core/sparse only.
+ */
+#ifndef LOOM_SPARSE_SPLIT_H
+#define LOOM_SPARSE_SPLIT_H
+
+#include "coll/core/sparse/sparse.h"
+#include "coll/core/filter/filter_type.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct loom_sparse_state {
+    int         p;          /* the team size it was made for */
+    size_t      n;          /* the vector it holds bounds for; 0: none yet */
+    size_t      *b;         /* p + 1 region bounds */
+    double      theta;
+    int         theta_set;
+    uint64_t    calls;
+    unsigned    every;
+};
+
+/* What each owner reports after its reduce; gathered by every rank. */
+typedef struct loom_split_report {
+    uint64_t    kept;
+    double      t;          /* smallest |sum| kept (estimate calls), else 0 */
+} loom_split_report_t;
+
+/* The schedule's own state, at the start of its scratch.  Per position
+ * arrays (by the rank order, as the regions are). */
+typedef struct loom_split_ctx {
+    loom_sparse_head_t      h;          /* first: sparse.h */
+    int                     p, me, mepos;
+    const int               *ranks;     /* position -> team rank */
+    const int               *posof;     /* team rank -> position */
+    char                    *recvbuf;
+    size_t                  count, esize, w;
+    loom_filter_type_t      type;
+    loom_sparse_state_t     *state;     /* NULL, or the slot's (never when modeled) */
+    int                     estimate;
+    double                  theta;
+    size_t                  k_call;     /* K, set by tally */
+    size_t                  *b;         /* p + 1 bounds of this call */
+    char                    *sel;       /* this rank's selection, kmax pairs */
+    char                    *out;       /* outgoing blocks at out_at[j] pairs */
+    size_t                  *out_at;    /* p + 1 */
+    char                    *in;        /* incoming blocks, in_cap pairs each */
+    size_t                  in_cap;
+    char                    *kb;        /* kept blocks at kb_at[j] pairs */
+    size_t                  *kb_at;     /* p + 1 */
+    uint64_t                *cnt_out, *cnt_in;
+    size_t                  *send_len, *recv_len, *ring_len;
+    loom_split_report_t     *rep;       /* Bruck: positions mepos, mepos + 1, ... */
+    double                  *mag;       /* the own region's magnitudes */
+} loom_split_ctx_t;
+
+/* The state made ready for p ranks and n elements: one made for others
+ * starts over (uniform regions, no theta).  sparse_state.c. */
+loom_status_t loom_split_state_fit(loom_sparse_state_t *s, int p, size_t n);
+
+/* Where region j's blocks lie: outgoing, incoming (from position j),
+ * kept. */
+static inline char *loom_split_out_block(const loom_split_ctx_t *c, int j)
+{
+    return c->out + c->out_at[j] * c->w;
+}
+
+static inline char *loom_split_in_block(const loom_split_ctx_t *c, int j)
+{
+    return c->in + (size_t)j * c->in_cap * c->w;
+}
+
+static inline char *loom_split_kept_block(const loom_split_ctx_t *c, int j)
+{
+    return c->kb + c->kb_at[j] * c->w;
+}
+
+/* The compute steps, in schedule order (arg: the context).  select: this
+ * rank's pairs, checked and cut by region; tally: the incoming lengths and
+ * K; reduce: the own region summed and kept; decide: the ring's lengths,
+ * the arm, theta; merge: the sparse arm's result; finish: new bounds and
+ * the putback. */
+loom_status_t loom_split_select_step(loom_sched_t *sched, void *arg);
+loom_status_t loom_split_tally_step(loom_sched_t *sched, void *arg);
+loom_status_t loom_split_reduce_step(loom_sched_t *sched, void *arg);
+loom_status_t loom_split_decide_step(loom_sched_t *sched, void *arg);
+loom_status_t loom_split_merge_step(loom_sched_t *sched, void *arg);
+loom_status_t loom_split_finish_step(loom_sched_t *sched, void *arg);
+
+/* Bytes of the report gather one rank sends (phase.h, Bruck). */
+size_t loom_split_reports_sent(int p);
+
+#endif
