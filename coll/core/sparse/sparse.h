@@ -109,6 +109,14 @@ loom_status_t loom_sparse_split_plan(const loom_coll_args_t *args, loom_team_t *
 /* The outcome of a done sparse allreduce schedule. */
 loom_status_t loom_sparse_outcome(const loom_sched_t *sched, loom_sparse_outcome_t *out_p);
 
+/* The algorithm the cost model prices lowest for args's selection
+ * (collective.h: refine). */
+void loom_sparse_refine(const loom_coll_args_t *args, const loom_team_t *team,
+                        loom_choice_t *choice_p);
+
+/* The k a plan prices: model_k when modeled, else kmax. */
+size_t loom_sparse_k_of(const loom_sparse_args_t *sp);
+
 void loom_sparse_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                              size_t bytes, int commutative, loom_choice_t *choice_p);
 

@@ -19,20 +19,84 @@ const loom_algorithm_t loom_sparse_algorithms[LOOM_SPARSE_ALG_COUNT] = {
     [LOOM_SPARSE_SPLIT] = { .name = "split", .plan = loom_sparse_split_plan, .segmented = 1 },
 };
 
-/* One algorithm so far, which prices its own switch to dense once the
- * sizes are known; what is chosen here is the dense ring's segments, as
- * the ring allreduce's settings say. */
+/* The bytes alone do not decide: what is chosen here is the dense ring's
+ * segments, as the ring allreduce's settings say, and allgather until
+ * loom_sparse_refine prices the algorithms for the selection's size. */
 void loom_sparse_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,
                              size_t bytes, int commutative, loom_choice_t *choice_p)
 {
+    int forced = cfg->sparse_allreduce_algorithm;
+
     (void)team;
     (void)bytes;
     (void)commutative;
     *choice_p = (loom_choice_t){
-        .alg = LOOM_SPARSE_ALLGATHER, .forced = cfg->sparse_allreduce_algorithm != 0,
+        .alg = forced != 0 ? forced : LOOM_SPARSE_ALLGATHER, .forced = forced != 0,
         .rule = -1, .seg_bytes = cfg->allreduce_segment > 0 ? cfg->allreduce_segment : 256 << 10,
         .depth = cfg->allreduce_depth,
     };
+}
+
+/* Every algorithm's prediction for every rank selecting k of n (each
+ * takes its own switches to dense into account: sparse_*.c). */
+static double loom_sparse_predict(int alg, const loom_cost_t *m, int p, size_t n, size_t esize,
+                                  size_t k)
+{
+    size_t bytes;
+    int encoding;
+
+    switch (alg) {
+    case LOOM_SPARSE_ALLGATHER:
+        return loom_sparse_allgather_model(m, p, n, esize, k, &encoding, &bytes);
+    case LOOM_SPARSE_MERGE:
+        return loom_sparse_merge_model(m, p, n, esize, k, &bytes);
+    case LOOM_SPARSE_SPLIT:
+        return loom_sparse_split_model(m, p, n, esize, k, &bytes);
+    default:
+        return -1;
+    }
+}
+
+size_t loom_sparse_k_of(const loom_sparse_args_t *sp)
+{
+    return sp->modeled ? sp->model_k : sp->kmax;
+}
+
+/* The cheapest algorithm under the caller's model for its selection's
+ * bound (kmax: the k every rank plans for; the same on every rank, so
+ * every rank chooses alike). */
+void loom_sparse_refine(const loom_coll_args_t *args, const loom_team_t *team,
+                        loom_choice_t *choice_p)
+{
+    const loom_sparse_args_t *sp = args->sparse;
+    size_t k;
+    int alg;
+
+    if (sp == NULL || args->count == 0) {
+        return;
+    }
+    k = loom_sparse_k_of(sp) < args->count ? loom_sparse_k_of(sp) : args->count;
+    choice_p->cost_s = -1;
+    choice_p->next_alg = 0;
+    for (alg = 1; alg < LOOM_SPARSE_ALG_COUNT; ++alg) {
+        double t = loom_sparse_predict(alg, &sp->cost, team->size, args->count,
+                                       args->elem_size, k);
+
+        if (t < 0) {
+            continue;
+        }
+        if (choice_p->cost_s < 0 || t < choice_p->cost_s) {
+            if (choice_p->cost_s >= 0) {
+                choice_p->next_alg = choice_p->alg;
+                choice_p->next_cost_s = choice_p->cost_s;
+            }
+            choice_p->alg = alg;
+            choice_p->cost_s = t;
+        } else if (choice_p->next_alg == 0 || t < choice_p->next_cost_s) {
+            choice_p->next_alg = alg;
+            choice_p->next_cost_s = t;
+        }
+    }
 }
 
 const loom_collective_t loom_sparse_allreduce_collective = {
@@ -42,6 +106,7 @@ const loom_collective_t loom_sparse_allreduce_collective = {
     .alg_count = LOOM_SPARSE_ALG_COUNT, .reproducible = 0,
     .reduces = 1, .rooted = 0, .vector = 0,
     .select = loom_sparse_select_team,
+    .refine = loom_sparse_refine,
     .segment = { .run = NULL },
     .setting = offsetof(loom_coll_config_t, sparse_allreduce_algorithm),
     .handoff = LOOM_COLL_NO_SETTING,

@@ -135,6 +135,8 @@ static loom_status_t run_go(run_t *rn, harness_t *h)
     size_t i, j;
 
     ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
+    /* The allgather algorithm's plan, whichever the model would choose. */
+    cfg.sparse_allreduce_algorithm = LOOM_SPARSE_ALLGATHER;
     for (i = 0; i < rn->count; ++i) {
         rn->expect[i] = 0;
     }
@@ -333,6 +335,8 @@ START_TEST(test_refusals)
     run_t rn;
 
     ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
+    /* The allgather algorithm's plan, whichever the model would choose. */
+    cfg.sparse_allreduce_algorithm = LOOM_SPARSE_ALLGATHER;
     harness_init(&h, 3);
     loom_log_set_level((loom_log_level_t)-1);
     ck_assert_int_eq(loom_coll_plan(&loom_sparse_allreduce_collective, &a, h.teams[0], &cfg,
@@ -569,6 +573,8 @@ START_TEST(test_encoding_dense_and_refused)
     run_fini(&rn);
 
     ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
+    /* The allgather algorithm's plan, whichever the model would choose. */
+    cfg.sparse_allreduce_algorithm = LOOM_SPARSE_ALLGATHER;
     run_init(&rn, 3, 50, LOOM_FILTER_FLOAT, 5);
     rn.sp[0].encoding = LOOM_ENC_COUNT;
     loom_log_set_level((loom_log_level_t)-1);
@@ -602,6 +608,8 @@ START_TEST(test_modeled)
     harness_t h;
 
     ck_assert_int_eq(loom_coll_config_init(&cfg), LOOM_OK);
+    /* The allgather algorithm's plan, whichever the model would choose. */
+    cfg.sparse_allreduce_algorithm = LOOM_SPARSE_ALLGATHER;
     harness_init(&h, 4);
     for (qi = 0; qi < 2; ++qi) {
         size_t k = (size_t)(qs[qi] * (double)n);
