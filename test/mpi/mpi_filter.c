@@ -177,12 +177,13 @@ static void bad_value(const char *value, const char *part)
 #define ROUNDS 6
 #define N 4096
 
-static void filtering(void)
+static void filtering(const char *spec)
 {
     /* A communicator of its own: its step tracker sees only these calls
      * (calls of other counts before them would keep it learning,
      * coll/core/filter/steps.h). */
-    MPI_Comm comm = dup_with(MPI_COMM_WORLD, "topk:0.01");
+    MPI_Comm comm = dup_with(MPI_COMM_WORLD, spec);
+    unsigned long long calls0 = loom_test_pvar("coll_loomfilter_calls");
     unsigned long long sent0 = loom_test_pvar("coll_loomfilter_sent_bytes");
     unsigned long long dense0 = loom_test_pvar("coll_loomfilter_dense_bytes");
     unsigned long long sent, dense, hash[2];
@@ -225,8 +226,11 @@ static void filtering(void)
           nonzero, N, size * 41);
     sent = loom_test_pvar("coll_loomfilter_sent_bytes") - sent0;
     dense = loom_test_pvar("coll_loomfilter_dense_bytes") - dense0;
-    CHECK(size == 1 || sent < dense, "the filter sent %llu bytes where dense sends %llu",
-          sent, dense);
+    CHECK(size == 1 || sent < dense, "%s: the filter sent %llu bytes where dense sends %llu",
+          spec, sent, dense);
+    CHECK(loom_test_pvar("coll_loomfilter_calls") - calls0 == ROUNDS,
+          "%s: the filter took %llu of %d calls", spec,
+          loom_test_pvar("coll_loomfilter_calls") - calls0, ROUNDS);
     free(out);
     MPI_Comm_free(&comm);
 }
@@ -234,7 +238,7 @@ static void filtering(void)
 static void run_case(void)
 {
     filter_counts_t before = filter_counts();
-    MPI_Comm filtered, plain, again, split, none;
+    MPI_Comm filtered, plain, again, split, none, merge;
     MPI_Info info;
 
     filtered = dup_with(MPI_COMM_WORLD, "topk:0.01");
@@ -291,8 +295,23 @@ static void run_case(void)
     bad_value("topk", "'topk'");
     bad_value("gzip:0.5", "'gzip:0.5'");
     bad_value("topk:0.01,warmup=x", "warmup 'x'");
+    bad_value("topk:0.01,exchange=ring", "exchange 'ring'");
 
-    filtering();
+    /* The merge is exact too: the sums above, through it. */
+    merge = dup_with(MPI_COMM_WORLD, "topk:0.01,exchange=merge");
+    before = filter_counts();
+    sum(merge, MPI_FLOAT, MPI_SUM, 4096, 0, 0, "float sum, merge");
+    sum(merge, MPI_DOUBLE, MPI_SUM, 2048, 1, 1, "double isum in place, merge");
+    CHECK_FILTER(before, 2, 0, "sums through the merge");
+    MPI_Comm_free(&merge);
+
+    /* Each exchange on dense input: the cost model's, and each forced
+     * (split keeps what passes its threshold, so it is checked here, where
+     * results are compared across ranks, not against a plain sum). */
+    filtering("topk:0.01");
+    filtering("topk:0.01,exchange=allgather");
+    filtering("topk:0.01,exchange=merge");
+    filtering("topk:0.01,exchange=split");
 
     before = filter_counts();
     MPI_Comm_free(&none);

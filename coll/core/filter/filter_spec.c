@@ -160,6 +160,7 @@ typedef enum spec_option {
     SPEC_OPT_EXACT_MAX,
     SPEC_OPT_RESIDUAL_MAX,
     SPEC_OPT_EVERY,
+    SPEC_OPT_EXCHANGE,
     SPEC_OPT_COUNT
 } spec_option_t;
 
@@ -170,11 +171,19 @@ static const char *const spec_option_names[SPEC_OPT_COUNT] = {
     [SPEC_OPT_EXACT_MAX]    = "exact_max",
     [SPEC_OPT_RESIDUAL_MAX] = "residual_max",
     [SPEC_OPT_EVERY]        = "every",
+    [SPEC_OPT_EXCHANGE]     = "exchange",
+};
+
+const char *const loom_filter_exchange_names[LOOM_FILTER_EXCHANGE_COUNT] = {
+    [LOOM_FILTER_EXCHANGE_AUTO] = "auto",
+    [LOOM_FILTER_EXCHANGE_ALLGATHER] = "allgather",
+    [LOOM_FILTER_EXCHANGE_MERGE] = "merge",
+    [LOOM_FILTER_EXCHANGE_SPLIT] = "split",
 };
 
 #define SPEC_OPTIONS_ACCEPTED \
     "warmup=N, min_bytes=SIZE, momentum=M, exact_max=N, residual_max=SIZE, " \
-    "every=N"
+    "every=N, exchange=NAME"
 
 /* One "name=value" option into spec; seen[] catches repeats. */
 static loom_status_t spec_parse_option(spec_range_t token,
@@ -185,7 +194,7 @@ static loom_status_t spec_parse_option(spec_range_t token,
     spec_range_t name, value;
     uint64_t u;
     double d;
-    int opt;
+    int opt, e;
 
     if (eq == NULL) {
         spec_why(why, why_len, "loom_filter: option '%.*s' has no value; "
@@ -269,6 +278,19 @@ static loom_status_t spec_parse_option(spec_range_t token,
         }
         spec->every = (unsigned)u;
         break;
+    case SPEC_OPT_EXCHANGE:
+        for (e = 0; e < LOOM_FILTER_EXCHANGE_COUNT; e++) {
+            if (spec_equals(value, loom_filter_exchange_names[e])) {
+                break;
+            }
+        }
+        if (e == LOOM_FILTER_EXCHANGE_COUNT) {
+            spec_why(why, why_len, "loom_filter: exchange '%.*s' is not one of "
+                     "auto, allgather, merge, split", spec_len(value), value.begin);
+            return LOOM_ERR_INVALID_PARAM;
+        }
+        spec->exchange = e;
+        break;
     case SPEC_OPT_COUNT:
         break;
     }
@@ -285,6 +307,7 @@ void loom_filter_spec_set_dense(loom_filter_spec_t *spec)
     spec->exact_max = LOOM_FILTER_EXACT_MAX_DEFAULT;
     spec->residual_max = LOOM_FILTER_RESIDUAL_MAX_DEFAULT;
     spec->every = LOOM_FILTER_EVERY_DEFAULT;
+    spec->exchange = LOOM_FILTER_EXCHANGE_AUTO;
 }
 
 loom_status_t loom_filter_spec_parse(const char *text,
@@ -354,8 +377,9 @@ int loom_filter_spec_format(const loom_filter_spec_t *spec, char *buf,
         return snprintf(buf, len, "none");
     }
     return snprintf(buf, len, "topk:%.17g,warmup=%u,min_bytes=%zu,"
-                    "momentum=%.17g,exact_max=%zu,residual_max=%zu,every=%u",
+                    "momentum=%.17g,exact_max=%zu,residual_max=%zu,every=%u,"
+                    "exchange=%s",
                     spec->density, spec->warmup, spec->min_bytes,
                     spec->momentum, spec->exact_max, spec->residual_max,
-                    spec->every);
+                    spec->every, loom_filter_exchange_names[spec->exchange]);
 }

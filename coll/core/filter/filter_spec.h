@@ -16,6 +16,10 @@
  *              | "every=" N          calls between re-estimates of the
  *                                    split-and-reduce's global threshold,
  *                                    1 .. 1000000 (default 16)
+ *              | "exchange=" NAME    the sparse exchange: auto (the cost
+ *                                    model's choice for the call's size,
+ *                                    ranks and density), allgather, merge
+ *                                    or split (default auto)
  *     SIZE, N := decimal digits, optionally followed by K, M or G (either
  *                case, powers of 1024); N takes suffixes too
  *
@@ -65,7 +69,21 @@ typedef struct loom_filter_spec {
     size_t      exact_max;      /* counts above this use the sampled threshold */
     size_t      residual_max;   /* bytes of residual memory per process */
     unsigned    every;          /* split: calls between threshold estimates */
+    int         exchange;       /* loom_filter_exchange_t */
 } loom_filter_spec_t;
+
+/* The sparse exchange a spec asks for; the values are the sparse
+ * allreduce's algorithms (coll/core/sparse/sparse.h, which this layer does
+ * not see: the component checks that they agree). */
+typedef enum loom_filter_exchange {
+    LOOM_FILTER_EXCHANGE_AUTO = 0,
+    LOOM_FILTER_EXCHANGE_ALLGATHER = 1,
+    LOOM_FILTER_EXCHANGE_MERGE = 2,
+    LOOM_FILTER_EXCHANGE_SPLIT = 3,
+    LOOM_FILTER_EXCHANGE_COUNT
+} loom_filter_exchange_t;
+
+extern const char *const loom_filter_exchange_names[LOOM_FILTER_EXCHANGE_COUNT];
 
 /* The spec meaning "off", every field at its default. */
 void loom_filter_spec_set_dense(loom_filter_spec_t *spec);

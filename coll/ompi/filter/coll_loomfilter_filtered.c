@@ -46,6 +46,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The spec names the sparse allreduce's algorithms by their values. */
+_Static_assert((int)LOOM_FILTER_EXCHANGE_ALLGATHER == (int)LOOM_SPARSE_ALLGATHER &&
+                   (int)LOOM_FILTER_EXCHANGE_MERGE == (int)LOOM_SPARSE_MERGE &&
+                   (int)LOOM_FILTER_EXCHANGE_SPLIT == (int)LOOM_SPARSE_SPLIT &&
+                   (int)LOOM_FILTER_EXCHANGE_COUNT == (int)LOOM_SPARSE_ALG_COUNT,
+               "filter_spec.h's exchanges are sparse.h's algorithms");
+
 /* The process's residuals, made at the first filtered call with its
  * spec's bound, and what serializes the store (residual.h). */
 static loom_residual_store_t *loomfilter_residuals;

@@ -83,6 +83,9 @@ static int loomfilter_module_enable(mca_coll_base_module_t *base, ompi_communica
         .space = LOOM_OMPI_SPACE_FILTER, .node_keys = c->node_keys, .rack_keys = NULL,
     };
     status = loom_coll_config_init(&module->config);
+    /* The spec's exchange= forces one algorithm; auto leaves the choice to
+     * the cost model, call by call (sparse.h). */
+    module->config.sparse_allreduce_algorithm = module->spec.exchange;
     if (status == LOOM_OK) {
         status = loom_filter_steps_create(LOOM_FILTER_STEPS_MAX_CALLS_DEFAULT, &module->steps);
     }

@@ -85,9 +85,16 @@ START_TEST(test_options)
     ck_assert_uint_eq(test_parse_ok("topk:0.1,every=1").every, 1);
     ck_assert_uint_eq(test_parse_ok("topk:0.1, every = 64").every, 64);
     ck_assert_uint_eq(test_parse_ok("topk:0.1,every=1000000").every, 1000000);
+    ck_assert_int_eq(test_parse_ok("topk:0.1").exchange, LOOM_FILTER_EXCHANGE_AUTO);
+    ck_assert_int_eq(test_parse_ok("topk:0.1,exchange=allgather").exchange,
+                     LOOM_FILTER_EXCHANGE_ALLGATHER);
+    ck_assert_int_eq(test_parse_ok("topk:0.1, exchange = merge").exchange,
+                     LOOM_FILTER_EXCHANGE_MERGE);
+    ck_assert_int_eq(test_parse_ok("topk:0.1,exchange=split").exchange,
+                     LOOM_FILTER_EXCHANGE_SPLIT);
 
     /* The canonical text parses back to the same spec. */
-    spec = test_parse_ok("topk:0.003,warmup=7,momentum=0.5,every=5");
+    spec = test_parse_ok("topk:0.003,warmup=7,momentum=0.5,every=5,exchange=split");
     loom_filter_spec_format(&spec, text, sizeof(text));
     {
         loom_filter_spec_t again = test_parse_ok(text);
@@ -98,6 +105,7 @@ START_TEST(test_options)
         ck_assert(again.momentum == spec.momentum);
         ck_assert_uint_eq(again.exact_max, spec.exact_max);
         ck_assert_uint_eq(again.residual_max, spec.residual_max);
+        ck_assert_int_eq(again.exchange, LOOM_FILTER_EXCHANGE_SPLIT);
         ck_assert_uint_eq(again.every, 5);
     }
     ck_assert(loom_filter_spec_format(&(loom_filter_spec_t){ .enabled = 0 },
@@ -154,6 +162,8 @@ static const struct {
     { "topk:0.1,every=1000001",     "'1000001'",     "1 .. 1000000" },
     { "topk:0.1,every=often",       "'often'",       "1 .. 1000000" },
     { "topk:0.1,every=2,every=3",   "'every'",       "twice" },
+    { "topk:0.1,exchange=ring",     "'ring'",        "auto, allgather, merge, split" },
+    { "topk:0.1,exchange=",         "''",            "auto, allgather, merge, split" },
 };
 
 START_TEST(test_bad)
