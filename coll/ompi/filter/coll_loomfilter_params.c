@@ -97,7 +97,8 @@ int mca_coll_loomfilter_register(void)
         "Filter every intra-communicator of the job (for programs that cannot set the "
         "info key loom_filter, which takes precedence on a communicator): none (default), "
         "or topk:<density>[,warmup=N][,min_bytes=SIZE][,momentum=M][,exact_max=N]"
-        "[,residual_max=SIZE][,every=N][,exchange=auto|allgather|merge|split], e.g. topk:0.01.  Lossy: only MPI_SUM of float and double "
+        "[,residual_max=SIZE][,every=N][,exchange=auto|allgather|merge|split], "
+        "e.g. topk:0.01.  Lossy: only MPI_SUM of float and double "
         "from min_bytes (4K) on.  Must be the same on every rank",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &c->filter);
