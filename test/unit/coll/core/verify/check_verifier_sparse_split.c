@@ -4,10 +4,10 @@
  * (Bruck) and the dense ring meets its receive, no compute step reads
  * what is in flight or was never written (the steps declare their
  * memory, sched.h), nothing deadlocks, in both delivery orders, under
- * random rank orders, in place or not.  The result is not the dense sum loom_verify_sparse_allreduce
- * expects: without a state every call estimates, so each owner keeps its
- * region's top ceil(K/p) sums; the reference below computes that from
- * the very selections the ranks make.
+ * random rank orders, in place or not.  The result is not the dense sum
+ * loom_verify_sparse_allreduce expects: without a state every call
+ * estimates, so each owner keeps its region's top ceil(K/p) sums; the
+ * reference below computes that from the very selections the ranks make.
  */
 #include "test/unit/support/verifier.h"
 #include "coll/core/parts/partition.h"
