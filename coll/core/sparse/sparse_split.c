@@ -330,7 +330,8 @@ static loom_status_t loom_split_carve(loom_sched_t *sched, const loom_split_size
     total = loom_split_round_up(sizeof(*c)) + 6 * per +
             loom_split_round_up(sizeof(loom_split_report_t) * (size_t)z->p) + mag +
             loom_split_round_up(z->kmax * w) + loom_split_round_up(out * w) +
-            loom_split_round_up((size_t)z->p * proto->in_cap * w) + loom_split_round_up((size_t)z->p * proto->slot);
+            loom_split_round_up((size_t)z->p * proto->in_cap * w) +
+            loom_split_round_up((size_t)z->p * proto->slot);
     status = loom_sched_alloc_scratch(sched, total, (void **)&s);
     if (status != LOOM_OK) {
         return status;
