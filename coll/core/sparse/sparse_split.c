@@ -59,7 +59,7 @@
  * loom_sparse_split_model gives the exact bytes.
  *
  * Time: (2 + 2 ceil(log2 p)) a  +  the bytes above b  +  (k w + n/p e)
- * g for the reduce and n e g for the merge.  Each all-to-all posts its
+ * g for the reduce and p slots' g for the merge.  Each all-to-all posts its
  * p-1 messages at once and costs one a, as loom-sim prices messages in
  * flight together (docs/loom-sim.md, "CPU time per message").  Against
  * allgather ((p-1) a + (p-1) k w b) it saves (p-4) k pairs for about
@@ -586,8 +586,11 @@ double loom_sparse_split_model(const loom_cost_t *m, int p, size_t n, size_t esi
                 : loom_split_bruck_sent(p, slot);
     bytes = 8 * (size_t)(p - 1) + pairs * w +
             loom_split_bruck_sent(p, sizeof(loom_split_report_t)) + arm;
+    /* gamma: the reduce and the pairs the merge copies; zeroing the
+     * result is left out, as the other algorithms' models leave out
+     * theirs, so that the choice among them compares like with like. */
     t = (2.0 + rounds + (dense ? p - 1 : rounds)) * m->alpha + (double)bytes * m->beta +
-        (double)(k * w + n / (size_t)p * esize + n * esize) * m->gamma;
+        (double)(k * w + n / (size_t)p * esize + (dense ? 0 : (size_t)p * slot)) * m->gamma;
     *bytes_p = bytes;
     return t;
 }
