@@ -19,49 +19,52 @@
  *                         estimate call: its top ceil(K/p) by |sum|
  *                           (ties: the lower index), and reports the
  *                           smallest |sum| it kept, t_j
- *                         other calls: every entry with |sum| >= theta
- *                       never an exact 0
+ *                         other calls: every entry with |sum| >= theta,
+ *                           but at most its top B (ties as above)
+ *                       never an exact 0; B = 2 ceil(kmax/p), at least
+ *                       1, at most the widest region (ceil(K/p) <= B)
  *   report   (Bruck)    every owner's kept count and t_j, 16 bytes each
- *   decide   (compute)  the ring's run-time lengths and the arm; on an
- *                       estimate call theta for the next calls = the
- *                       median of the t_j (the same on every rank)
- *   sparse arm: ring allgather of the owners' kept pairs; merge: the
- *                       receive buffer = zeros plus every region's pairs
- *                       (regions are disjoint: a copy, the same bits
- *                       everywhere)
+ *   decide   (compute)  the arm; on an estimate call theta for the next
+ *                       calls = the median of the t_j (the same on
+ *                       every rank)
+ *   sparse arm: Bruck allgather of fixed slots, one per owner: its kept
+ *                       count (8 bytes), then room for B pairs; every
+ *                       length is known at plan time, ceil(log2 p)
+ *                       rounds; merge: the receive buffer = zeros plus
+ *                       every slot's pairs (regions are disjoint: a
+ *                       copy, the same bits everywhere)
  *   dense arm:  ring allgather of the owners' dense regions (kept values,
  *                       zeros elsewhere), in the receive buffer
  *   finish   (compute)  estimate call: new bounds at the quantiles of the
  *                       kept indices (each region then holds about as
  *                       many); then the pairs this rank selected that no
- *                       owner kept go to the caller's putback, so error
- *                       feedback returns them to its residual
+ *                       owner kept (under theta, or past an owner's B)
+ *                       go to the caller's putback, so error feedback
+ *                       returns them to its residual
  *
  * An estimate call is one with no theta yet, or every `every`-th call of
  * the state (loom_sparse_state_create); without a state every call is.
  *
  * Volume per rank, k pairs selected by each rank (spread over the
- * regions), pairs of w = 4 + e bytes, each owner keeping about k/p:
+ * regions), pairs of w = 4 + e bytes, B = 2 ceil(k/p):
  *   counts  8 (p-1) bytes
  *   pairs   k (p-1)/p pairs                  (all but its own region's)
  *   report  16 (p-1) bytes                   (Bruck: every rank's entry
  *                                             reaches every rank once)
- *   ring    (p-1) ceil(k/p) pairs            (every owner's kept block
- *                                             but the right neighbour's)
- * about 2k(p-1)/p pairs plus 24(p-1) bytes (and up to p-1 pairs where
- * ceil(k/p) rounds up), against allgather's (p-1)k pairs.  Ok-Topk bounds
- * its split-and-reduce by 6k(p-1)/p entries; counting an entry as a
- * pair, this stays under that bound while 24(p-1) bytes fit in the
- * 4k(p-1)/p pairs to spare, i.e. while k >= 6p/w: k >= 6 at p = 8 and
- * k >= 3072 at p = 4096 for floats (w = 8).  loom_sparse_split_model gives
- * the exact bytes.
+ *   gather  (p-1) slots of 8 + B w bytes     (Bruck, as the report)
+ * the gather is about 2k(p-1)/p pairs (the slots are padded to twice an
+ * owner's share), so about 3k(p-1)/p pairs plus 32(p-1) bytes in all,
+ * against allgather's (p-1)k pairs and under Ok-Topk's 6k(p-1)/p while
+ * the 32(p-1) bytes and ceil's rounding fit in the 3k(p-1)/p to spare.
+ * loom_sparse_split_model gives the exact bytes.
  *
- * Time: (3(p-1) + ceil(log2 p)) a  +  the bytes above b  +  (k w + n/p e)
- * g for the reduce and n e g for the merge.  It wins over allgather
- * ((p-1) a + (p-1) k w b) where the (p-2) k pairs it does not send
- * outweigh its 2(p-1) more latencies: about k w b > 2a, whatever p
- * (k of a few thousand pairs on a 10 GB/s, 2 us network).  The dense arm
- * wins only at densities near e / w.
+ * Time: (2 + 2 ceil(log2 p)) a  +  the bytes above b  +  (k w + n/p e)
+ * g for the reduce and p slots' g for the merge.  Each all-to-all posts its
+ * p-1 messages at once and costs one a, as loom-sim prices messages in
+ * flight together (docs/loom-sim.md, "CPU time per message").  Against
+ * allgather ((p-1) a + (p-1) k w b) it saves (p-4) k pairs for about
+ * 2 log2 p - (p-3) latencies, i.e. it wins at scale.  The dense arm (a
+ * ring: (p-1) a) wins only at densities near e / w, or where a is small.
  *
  * Every rank ends with the same bits: each region is summed on one rank
  * only and copied to the others.  Every rank's state evolves alike: theta
@@ -88,11 +91,10 @@ static void loom_split_declare(loom_sched_t *sched, const loom_coll_args_t *args
                                const loom_split_ctx_t *c, const int *step)
 {
     size_t n = c->count * c->esize, per = sizeof(size_t) * (size_t)c->p;
-    size_t lo = c->b[c->mepos], hi = c->b[c->mepos + 1], kept_me;
+    size_t lo = c->b[c->mepos], hi = c->b[c->mepos + 1];
     int sel = step[0], tally = step[1], red = step[2], decide = step[3], merge = step[4];
     int fin = step[5], j;
 
-    kept_me = (c->kb_at[c->mepos + 1] - c->kb_at[c->mepos]) * c->w;
     loom_sched_compute_reads(sched, sel, args->in_place ? args->recvbuf : args->sendbuf, n);
     loom_sched_compute_writes(sched, sel, c->sel, c->h.sp.kmax * c->w);
     if (c->out_at[c->p] > 0) {
@@ -110,8 +112,6 @@ static void loom_split_declare(loom_sched_t *sched, const loom_coll_args_t *args
             loom_sched_compute_reads_len(sched, red, loom_split_in_block(c, j),
                                          c->in_cap * c->w, &c->recv_len[j]);
         }
-        loom_sched_compute_reads_len(sched, merge, loom_split_kept_block(c, j),
-                                     (c->kb_at[j + 1] - c->kb_at[j]) * c->w, &c->ring_len[j]);
     }
     loom_sched_compute_reads_len(sched, red, loom_split_out_block(c, c->mepos),
                                  (c->out_at[c->mepos + 1] - c->out_at[c->mepos]) * c->w,
@@ -119,14 +119,11 @@ static void loom_split_declare(loom_sched_t *sched, const loom_coll_args_t *args
     if (hi > lo) {
         loom_sched_compute_writes(sched, red, c->recvbuf + lo * c->esize, (hi - lo) * c->esize);
     }
-    if (kept_me > 0) {
-        loom_sched_compute_writes(sched, red, loom_split_kept_block(c, c->mepos), kept_me);
-    }
+    loom_sched_compute_writes(sched, red, loom_split_slot(c, 0), c->slot);
     loom_sched_compute_writes(sched, red, c->rep, sizeof(loom_split_report_t));
     loom_sched_compute_reads(sched, decide, c->rep, sizeof(loom_split_report_t) * (size_t)c->p);
     loom_sched_compute_reads(sched, decide, c->send_len, per);
-    loom_sched_compute_writes(sched, decide, c->ring_len, per);
-    loom_sched_compute_reads(sched, merge, c->ring_len, per);
+    loom_sched_compute_reads(sched, merge, c->kb, (size_t)c->p * c->slot);
     loom_sched_compute_writes(sched, merge, c->recvbuf, n);
     loom_sched_compute_reads(sched, fin, c->recvbuf, n);
     loom_sched_compute_reads(sched, fin, c->sel, c->h.sp.kmax * c->w);
@@ -141,15 +138,13 @@ static size_t loom_split_reports_run(const loom_bruck_phase_t *ph, int i, int m)
     return (size_t)m * sizeof(loom_split_report_t);
 }
 
-/* Block j of the sparse ring: region j's kept pairs, as large as their
- * bound (the length comes at run time: ring_len). */
-static loom_phase_block_t loom_split_kept_cut(const loom_phase_cut_t *cut, int j)
+/* The kept gather's run: m slots. */
+static size_t loom_split_slots_run(const loom_bruck_phase_t *ph, int i, int m)
 {
-    const loom_split_ctx_t *c = cut->ctx;
-    char *at = loom_split_kept_block(c, j);
+    const loom_split_ctx_t *c = ph->ctx;
 
-    return (loom_phase_block_t){ .at = at, .in = at,
-                                 .n = (c->kb_at[j + 1] - c->kb_at[j]) * c->w };
+    (void)i;
+    return (size_t)m * c->slot;
 }
 
 /* Block j of the dense ring: region j of the receive buffer. */
@@ -199,14 +194,24 @@ static size_t loom_split_in_cap(const loom_split_sizes_t *z)
                       : loom_split_min(z->kmax, loom_split_region(z, z->me));
 }
 
-static size_t loom_split_kept_cap(const loom_split_sizes_t *z, int j)
+/* The largest region, which bounds B. */
+static size_t loom_split_region_max(const loom_split_sizes_t *z)
 {
-    size_t r = loom_split_region(z, j), p = (size_t)z->p;
+    size_t m = 0;
+    int j;
 
-    if (z->modeled) {
-        return loom_split_min(r, (z->mk + p - 1) / p);
+    for (j = 0; j < z->p; ++j) {
+        m = loom_split_max(m, loom_split_region(z, j));
     }
-    return loom_split_min(r, z->estimate ? (z->kmax + p - 1) / p : z->kmax * p);
+    return m;
+}
+
+size_t loom_split_cap(int p, size_t kmax, size_t region_max)
+{
+    size_t b = 2 * ((kmax + (size_t)p - 1) / (size_t)p);
+
+    b = loom_split_min(b, region_max);
+    return b > 0 ? b : 1;
 }
 
 static size_t loom_split_round_up(size_t n)
@@ -214,11 +219,12 @@ static size_t loom_split_round_up(size_t n)
     return (n + LOOM_SPLIT_ALIGN - 1) / LOOM_SPLIT_ALIGN * LOOM_SPLIT_ALIGN;
 }
 
-/* Tag steps: counts, pairs, the reports, and the two rings (the dense
- * one's segments are cut over all of them, as sparse_allgather.c does). */
+/* Tag steps: counts, pairs, the reports, the kept gather and the dense
+ * ring (its segments are cut over all of them, as sparse_allgather.c
+ * does). */
 static uint64_t loom_split_rounds(int p)
 {
-    return 2 + (uint64_t)loom_halving_rounds(p) + 2 * (uint64_t)(p - 1);
+    return 2 + 2 * (uint64_t)loom_halving_rounds(p) + (uint64_t)(p - 1);
 }
 
 static loom_status_t loom_split_check(const loom_coll_args_t *args, const loom_team_t *team)
@@ -309,7 +315,7 @@ static loom_status_t loom_split_carve(loom_sched_t *sched, const loom_split_size
     size_t per = loom_split_round_up(sizeof(size_t) * ((size_t)z->p + 1));
     size_t mag = loom_split_round_up(sizeof(double) *
                                      (loom_split_region(z, z->me) + (size_t)z->p));
-    size_t out = 0, kb = 0, at, total;
+    size_t out = 0, at, total;
     loom_status_t status;
     loom_split_ctx_t *c;
     char *s;
@@ -317,13 +323,15 @@ static loom_status_t loom_split_carve(loom_sched_t *sched, const loom_split_size
 
     for (j = 0; j < z->p; ++j) {
         out += loom_split_out_cap(z, j);
-        kb += loom_split_kept_cap(z, j);
     }
     proto->in_cap = loom_split_in_cap(z);
-    total = loom_split_round_up(sizeof(*c)) + 8 * per +
+    proto->bcap = loom_split_cap(z->p, z->kmax, loom_split_region_max(z));
+    proto->slot = loom_split_slot_bytes(proto->bcap, w);
+    total = loom_split_round_up(sizeof(*c)) + 6 * per +
             loom_split_round_up(sizeof(loom_split_report_t) * (size_t)z->p) + mag +
             loom_split_round_up(z->kmax * w) + loom_split_round_up(out * w) +
-            loom_split_round_up((size_t)z->p * proto->in_cap * w) + loom_split_round_up(kb * w);
+            loom_split_round_up((size_t)z->p * proto->in_cap * w) +
+            loom_split_round_up((size_t)z->p * proto->slot);
     status = loom_sched_alloc_scratch(sched, total, (void **)&s);
     if (status != LOOM_OK) {
         return status;
@@ -333,23 +341,20 @@ static loom_status_t loom_split_carve(loom_sched_t *sched, const loom_split_size
     at = loom_split_round_up(sizeof(*c));
     c->b = loom_split_take(s, &at, per);
     c->out_at = loom_split_take(s, &at, per);
-    c->kb_at = loom_split_take(s, &at, per);
     c->cnt_out = loom_split_take(s, &at, per);
     c->cnt_in = loom_split_take(s, &at, per);
     c->send_len = loom_split_take(s, &at, per);
     c->recv_len = loom_split_take(s, &at, per);
-    c->ring_len = loom_split_take(s, &at, per);
     c->rep = loom_split_take(s, &at, sizeof(loom_split_report_t) * (size_t)z->p);
     c->mag = loom_split_take(s, &at, mag);
     c->sel = loom_split_take(s, &at, z->kmax * w);
     c->out = loom_split_take(s, &at, out * w);
     c->in = loom_split_take(s, &at, (size_t)z->p * proto->in_cap * w);
-    c->kb = loom_split_take(s, &at, kb * w);
-    c->out_at[0] = c->kb_at[0] = 0;
+    c->kb = loom_split_take(s, &at, (size_t)z->p * proto->slot);
+    c->out_at[0] = 0;
     for (j = 0; j < z->p; ++j) {
         c->b[j] = z->b != NULL ? z->b[j] : loom_spread_offset(loom_spread(z->n, z->p), j);
         c->out_at[j + 1] = c->out_at[j] + loom_split_out_cap(z, j);
-        c->kb_at[j + 1] = c->kb_at[j] + loom_split_kept_cap(z, j);
     }
     c->b[z->p] = z->n;
     *c_p = c;
@@ -398,36 +403,26 @@ static int loom_split_exchange(loom_sched_t *sched, loom_split_ctx_t *c, int sel
 static int loom_split_arms(loom_sched_t *sched, loom_split_ctx_t *c, const loom_segs_t *segs,
                            int decide, uint32_t tag, int *last, int *merge_p)
 {
-    int p = c->p, i, merge, nlast = p * segs->nseg_max;
-    size_t block_max = 0;
+    int p = c->p, i, nlast = p * segs->nseg_max;
+    loom_bruck_phase_t bruck;
     loom_ring_phase_t ring;
 
-    for (i = 0; i < p; ++i) {
-        block_max = loom_split_max(block_max, (c->kb_at[i + 1] - c->kb_at[i]) * c->w);
-    }
-    /* The sparse arm: the kept blocks around the ring, then the merge. */
+    /* The sparse arm: the slots by Bruck, ceil(log2 p) rounds of lengths
+     * the plan knows, then the merge. */
     loom_sched_build_arm(sched, LOOM_SPARSE_PATH_SPARSE);
-    ring = (loom_ring_phase_t){
-        .sched = sched, .ranks = c->ranks, .n = p, .me = c->mepos,
-        .cut = { .block = loom_split_kept_cut, .esize = 1, .ctx = c },
-        .segs = loom_segs_make(0, 1, block_max, (uint64_t)(p - 1)), .tag_base = tag,
-        .last = last, .len_at = c->ring_len,
-    };
-    for (i = 0; i < p; ++i) {
-        last[i] = decide;
-    }
-    loom_phase_ag_ring(&ring);
-    loom_split_rotate(last, p, c->mepos);
-    merge = loom_sched_join_steps(sched, last, p);
+    bruck = (loom_bruck_phase_t){ .sched = sched, .ranks = c->ranks, .n = p, .me = c->mepos,
+                                  .run = loom_split_slots_run, .ctx = c, .tag_base = tag,
+                                  .tmp = c->kb, .last = decide };
+    loom_phase_bruck(&bruck);
     *merge_p = loom_sched_compute(sched, loom_split_merge_step, c, c->count * c->esize,
-                                  LOOM_DEPS(merge >= 0 ? merge : decide));
+                                  LOOM_DEPS(bruck.last));
 
     /* The dense arm: the owners' regions around the ring, in place. */
     loom_sched_build_arm(sched, LOOM_SPARSE_PATH_DENSE);
     ring = (loom_ring_phase_t){
         .sched = sched, .ranks = c->ranks, .n = p, .me = c->mepos,
         .cut = { .block = loom_split_region_cut, .esize = c->esize, .ctx = c },
-        .segs = *segs, .tag_base = tag + (uint32_t)(p - 1), .last = last,
+        .segs = *segs, .tag_base = tag + (uint32_t)loom_halving_rounds(p), .last = last,
     };
     for (i = 0; i < nlast; ++i) {
         last[i] = decide;
@@ -441,7 +436,8 @@ static int loom_split_arms(loom_sched_t *sched, loom_split_ctx_t *c, const loom_
 
 /* What the compute steps would have found, for the simulator: every
  * rank's k spread evenly over the regions, each owner keeping
- * ceil(k/p); decide then sets the ring's lengths and the arm. */
+ * ceil(k/p) (the slots' lengths do not depend on it); decide then sets
+ * the arm. */
 static void loom_split_model_lengths(loom_sched_t *sched, loom_split_ctx_t *c, size_t mk)
 {
     loom_status_t status;
@@ -454,7 +450,9 @@ static void loom_split_model_lengths(loom_sched_t *sched, loom_split_ctx_t *c, s
         c->send_len[j] = loom_pairs_bytes(c->out_at[j + 1] - c->out_at[j], c->type);
         c->recv_len[j] = j == c->mepos ? 0 : loom_pairs_bytes(c->in_cap, c->type);
         c->rep[j] = (loom_split_report_t){
-            .kept = c->kb_at[(c->mepos + j) % c->p + 1] - c->kb_at[(c->mepos + j) % c->p],
+            .kept = loom_split_min(loom_split_min((mk + (size_t)c->p - 1) / (size_t)c->p,
+                                                  c->bcap),
+                                   c->b[(c->mepos + j) % c->p + 1] - c->b[(c->mepos + j) % c->p]),
         };
     }
     status = loom_split_decide_step(sched, c);
@@ -475,7 +473,6 @@ loom_status_t loom_sparse_split_plan(const loom_coll_args_t *args, loom_team_t *
     loom_status_t status;
     loom_sched_t *sched;
     loom_segs_t segs;
-    size_t region_max = 0;
 
     status = loom_split_check(args, team);
     if (status != LOOM_OK) {
@@ -509,10 +506,8 @@ loom_status_t loom_sparse_split_plan(const loom_coll_args_t *args, loom_team_t *
     if (status != LOOM_OK) {
         goto out;
     }
-    for (i = 0; i < p; ++i) {
-        region_max = loom_split_max(region_max, loom_split_region(&z, i));
-    }
-    segs = loom_segs_make(args->seg_bytes, args->elem_size, region_max, loom_split_rounds(p));
+    segs = loom_segs_make(args->seg_bytes, args->elem_size, loom_split_region_max(&z),
+                          loom_split_rounds(p));
     nlast = p * segs.nseg_max;
     status = loom_sched_alloc_ints(sched, 3 * p + (nlast > p ? nlast : p), &ints);
     if (status != LOOM_OK) {
@@ -554,11 +549,26 @@ out:
 
 /* ----------------------------------------------------------- the model */
 
+/* The two all-to-all phases post their p-1 messages at once, so each
+ * costs one alpha plus its bytes: loom-sim prices messages in flight
+ * together one alpha (docs/loom-sim.md, "CPU time per message").  The
+ * Bruck gathers cost a round's alpha each, the dense ring p-1. */
+int loom_split_dense_wins(const loom_cost_t *m, int p, size_t n, size_t esize, size_t slot)
+{
+    double t_sparse = loom_halving_rounds(p) * m->alpha +
+                      (double)loom_split_bruck_sent(p, slot) * m->beta +
+                      (double)(n * esize + (size_t)p * slot) * m->gamma;
+    double t_dense = (p - 1) * m->alpha + (double)(n * esize) * (p - 1) / p * m->beta;
+
+    return t_dense < t_sparse;
+}
+
 double loom_sparse_split_model(const loom_cost_t *m, int p, size_t n, size_t esize, size_t k,
                                size_t *bytes_p)
 {
-    size_t w = 4 + esize, keep, kept, pairs, ring, bytes;
+    size_t w = 4 + esize, slot, pairs, arm, bytes;
     loom_spread_t spread = loom_spread(n, p);
+    int rounds = loom_halving_rounds(p), dense;
     double t;
 
     if (p <= 1) {
@@ -568,15 +578,19 @@ double loom_sparse_split_model(const loom_cost_t *m, int p, size_t n, size_t esi
     k = loom_split_min(k, n);
     /* Rank 0's view: its k spread over the regions, all but its own sent. */
     pairs = k - loom_spread_count(loom_spread(k, p), 0);
-    keep = loom_split_min((k + (size_t)p - 1) / (size_t)p, loom_spread_max(spread));
-    kept = keep * (size_t)p;
-    /* The ring carries every owner's block but the right neighbour's, or
-     * the dense regions when those cost less (decide's rule). */
-    ring = kept * w <= n * esize ? (kept - keep) * w
-                                 : n * esize - loom_spread_count(spread, 1) * esize;
-    bytes = 8 * (size_t)(p - 1) + pairs * w + loom_split_reports_sent(p) + ring;
-    t = (3.0 * (p - 1) + loom_halving_rounds(p)) * m->alpha + (double)bytes * m->beta +
-        (double)(k * w + n / (size_t)p * esize + n * esize) * m->gamma;
+    slot = loom_split_slot_bytes(loom_split_cap(p, k, loom_spread_max(spread)), w);
+    /* The slots by Bruck, or the ring of the dense regions, every one but
+     * the right neighbour's, when that costs less (decide's rule). */
+    dense = loom_split_dense_wins(m, p, n, esize, slot);
+    arm = dense ? n * esize - loom_spread_count(spread, 1) * esize
+                : loom_split_bruck_sent(p, slot);
+    bytes = 8 * (size_t)(p - 1) + pairs * w +
+            loom_split_bruck_sent(p, sizeof(loom_split_report_t)) + arm;
+    /* gamma: the reduce and the pairs the merge copies; zeroing the
+     * result is left out, as the other algorithms' models leave out
+     * theirs, so that the choice among them compares like with like. */
+    t = (2.0 + rounds + (dense ? p - 1 : rounds)) * m->alpha + (double)bytes * m->beta +
+        (double)(k * w + n / (size_t)p * esize + (dense ? 0 : (size_t)p * slot)) * m->gamma;
     *bytes_p = bytes;
     return t;
 }

@@ -49,10 +49,11 @@ typedef struct loom_split_ctx {
     size_t                  *out_at;    /* p + 1 */
     char                    *in;        /* incoming blocks, in_cap pairs each */
     size_t                  in_cap;
-    char                    *kb;        /* kept blocks at kb_at[j] pairs */
-    size_t                  *kb_at;     /* p + 1 */
+    char                    *kb;        /* the kept slots, Bruck: positions mepos, ... */
+    size_t                  bcap;       /* B: the pairs a slot holds */
+    size_t                  slot;       /* a slot's bytes: loom_split_slot_bytes */
     uint64_t                *cnt_out, *cnt_in;
-    size_t                  *send_len, *recv_len, *ring_len;
+    size_t                  *send_len, *recv_len;
     loom_split_report_t     *rep;       /* Bruck: positions mepos, mepos + 1, ... */
     double                  *mag;       /* the own region's magnitudes */
 } loom_split_ctx_t;
@@ -61,8 +62,7 @@ typedef struct loom_split_ctx {
  * starts over (uniform regions, no theta).  sparse_state.c. */
 loom_status_t loom_split_state_fit(loom_sparse_state_t *s, int p, size_t n);
 
-/* Where region j's blocks lie: outgoing, incoming (from position j),
- * kept. */
+/* Where region j's blocks lie: outgoing, incoming (from position j). */
 static inline char *loom_split_out_block(const loom_split_ctx_t *c, int j)
 {
     return c->out + c->out_at[j] * c->w;
@@ -73,15 +73,24 @@ static inline char *loom_split_in_block(const loom_split_ctx_t *c, int j)
     return c->in + (size_t)j * c->in_cap * c->w;
 }
 
-static inline char *loom_split_kept_block(const loom_split_ctx_t *c, int j)
+/* Slot i of the kept gather, owner position mepos + i (mod p): its
+ * kept count (8 bytes, any alignment), then a pairs.h block of that many
+ * pairs, then padding to B pairs, so that every slot has the length the
+ * plan knows. */
+static inline char *loom_split_slot(const loom_split_ctx_t *c, int i)
 {
-    return c->kb + c->kb_at[j] * c->w;
+    return c->kb + (size_t)i * c->slot;
+}
+
+static inline size_t loom_split_slot_bytes(size_t bcap, size_t w)
+{
+    return sizeof(uint64_t) + bcap * w;
 }
 
 /* The compute steps, in schedule order (arg: the context).  select: this
  * rank's pairs, checked and cut by region; tally: the incoming lengths and
- * K; reduce: the own region summed and kept; decide: the ring's lengths,
- * the arm, theta; merge: the sparse arm's result; finish: new bounds and
+ * K; reduce: the own region summed and kept (at most B); decide: the
+ * arm, theta; merge: the sparse arm's result; finish: new bounds and
  * the putback. */
 loom_status_t loom_split_select_step(loom_sched_t *sched, void *arg);
 loom_status_t loom_split_tally_step(loom_sched_t *sched, void *arg);
@@ -90,7 +99,18 @@ loom_status_t loom_split_decide_step(loom_sched_t *sched, void *arg);
 loom_status_t loom_split_merge_step(loom_sched_t *sched, void *arg);
 loom_status_t loom_split_finish_step(loom_sched_t *sched, void *arg);
 
-/* Bytes of the report gather one rank sends (phase.h, Bruck). */
-size_t loom_split_reports_sent(int p);
+/* Bytes one rank sends in a Bruck gather of p blocks of unit bytes
+ * (phase.h). */
+size_t loom_split_bruck_sent(int p, size_t unit);
+
+/* B, the pairs an owner's slot holds: twice its share of kmax, at least
+ * 1, at most the largest region.  sparse_split.c. */
+size_t loom_split_cap(int p, size_t kmax, size_t region_max);
+
+/* Whether the dense arm (a ring of the regions) costs less under m than
+ * the sparse arm (a Bruck gather of slots of slot bytes), for p ranks and
+ * n elements of esize; plan-time values only, so decide and the model
+ * agree.  sparse_split.c. */
+int loom_split_dense_wins(const loom_cost_t *m, int p, size_t n, size_t esize, size_t slot);
 
 #endif

@@ -142,7 +142,7 @@ static int loom_split_cmp_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* The cut of an estimate call: of the region's nonzero magnitudes, the
+/* The cut of a capped keep: of the region's nonzero magnitudes, the
  * m-th largest (all of them if fewer), and how many equal to it the top
  * m takes (the lowest indices first). */
 static double loom_split_cut(loom_split_ctx_t *c, size_t m, size_t *ties_p)
@@ -171,13 +171,13 @@ static double loom_split_cut(loom_split_ctx_t *c, size_t m, size_t *ties_p)
 }
 
 /* Whether an entry of magnitude v passes: above the cut, or on it while
- * the estimate's ties last (the lowest indices come first). */
-static int loom_split_passes(const loom_split_ctx_t *c, double v, double t, size_t *ties)
+ * a capped keep's ties last (the lowest indices come first). */
+static int loom_split_passes(double v, double t, int capped, size_t *ties)
 {
     if (v == 0 || v < t) {
         return 0;
     }
-    if (v > t || !c->estimate) {
+    if (v > t || !capped) {
         return 1;
     }
     if (*ties == 0) {
@@ -187,28 +187,63 @@ static int loom_split_passes(const loom_split_ctx_t *c, double v, double t, size
     return 1;
 }
 
-/* Keeps the region's entries that pass (into the kept block, and zeros
+/* How many of the region's entries reach theta. */
+static size_t loom_split_reaching(const loom_split_ctx_t *c, double theta)
+{
+    size_t lo = c->b[c->mepos], hi = c->b[c->mepos + 1], i, n = 0;
+
+    for (i = lo; i < hi; ++i) {
+        double v = fabs(loom_split_elem(c->recvbuf, i, c->type));
+
+        n += v != 0 && v >= theta;
+    }
+    return n;
+}
+
+/* The cut the keep applies and whether it is capped (a top-m one, ties
+ * to the lower index): an estimate call's top ceil(K/p), theta, or,
+ * where more than B reach theta, the top B -- the slot holds no more,
+ * and the finish's putback hands the rest back to the residuals. */
+static double loom_split_keep_cut(loom_split_ctx_t *c, int *capped_p, size_t *ties_p)
+{
+    size_t m = (c->k_call + (size_t)c->p - 1) / (size_t)c->p;
+
+    *ties_p = 0;
+    *capped_p = 1;
+    if (c->estimate) {
+        /* ceil(K/p) <= ceil(kmax/p) <= B unless B is the largest region;
+         * then the region caps it anyway: the min only states it. */
+        return loom_split_cut(c, m < c->bcap ? m : c->bcap, ties_p);
+    }
+    if (loom_split_reaching(c, c->theta) > c->bcap) {
+        return loom_split_cut(c, c->bcap, ties_p);
+    }
+    *capped_p = 0;
+    return c->theta;
+}
+
+/* Keeps the region's entries that pass (into the own slot, and zeros
  * the others in the receive buffer), reports to rep[0]. */
 static void loom_split_keep(loom_split_ctx_t *c)
 {
-    size_t lo = c->b[c->mepos], hi = c->b[c->mepos + 1], i, kept = 0, ties0 = 0, ties, j = 0;
-    double t = c->theta;
-    char *blk = loom_split_kept_block(c, c->mepos);
+    size_t lo = c->b[c->mepos], hi = c->b[c->mepos + 1], i, kept = 0, ties0, ties, j = 0;
+    char *slot = loom_split_slot(c, 0), *blk = slot + sizeof(uint64_t);
+    uint64_t n;
     uint32_t idx;
+    int capped;
+    double t = loom_split_keep_cut(c, &capped, &ties0);
 
-    if (c->estimate) {
-        t = loom_split_cut(c, (c->k_call + (size_t)c->p - 1) / (size_t)c->p, &ties0);
-    }
     ties = ties0;
     for (i = lo; i < hi; ++i) {
-        kept += (size_t)loom_split_passes(c, fabs(loom_split_elem(c->recvbuf, i, c->type)), t,
-                                          &ties);
+        kept += (size_t)loom_split_passes(fabs(loom_split_elem(c->recvbuf, i, c->type)), t,
+                                          capped, &ties);
     }
     ties = ties0;
     for (i = lo; i < hi; ++i) {
         char *e = c->recvbuf + i * c->esize;
 
-        if (loom_split_passes(c, fabs(loom_split_elem(c->recvbuf, i, c->type)), t, &ties)) {
+        if (loom_split_passes(fabs(loom_split_elem(c->recvbuf, i, c->type)), t, capped,
+                              &ties)) {
             idx = (uint32_t)i;
             memcpy(blk + j * c->esize, e, c->esize);
             memcpy(blk + kept * c->esize + j * sizeof(uint32_t), &idx, sizeof(idx));
@@ -217,6 +252,11 @@ static void loom_split_keep(loom_split_ctx_t *c)
             memset(e, 0, c->esize);
         }
     }
+    n = kept;
+    memcpy(slot, &n, sizeof(n));
+    /* The padding travels too: zeros, so the wire holds the same bits
+     * every run. */
+    memset(blk + kept * c->w, 0, (c->bcap - kept) * c->w);
     c->rep[0] = (loom_split_report_t){ .kept = kept, .t = c->estimate && kept > 0 ? t : 0 };
 }
 
@@ -233,16 +273,11 @@ loom_status_t loom_split_reduce_step(loom_sched_t *sched, void *arg)
     return status;
 }
 
-/* Bytes of the report gather this rank sends (phase.h, Bruck). */
-size_t loom_split_reports_sent(int p)
+/* Round d = 2^k sends min(d, p - d) blocks; over the rounds that is
+ * every block but the own one, once. */
+size_t loom_split_bruck_sent(int p, size_t unit)
 {
-    size_t bytes = 0;
-    int d;
-
-    for (d = 1; d < p; d *= 2) {
-        bytes += sizeof(loom_split_report_t) * (size_t)(d < p - d ? d : p - d);
-    }
-    return bytes;
+    return p > 1 ? (size_t)(p - 1) * unit : 0;
 }
 
 static int loom_split_cmp_asc(const void *a, const void *b)
@@ -274,36 +309,35 @@ static void loom_split_set_theta(loom_split_ctx_t *c)
 loom_status_t loom_split_decide_step(loom_sched_t *sched, void *arg)
 {
     loom_split_ctx_t *c = arg;
-    const loom_cost_t *m = &c->h.sp.cost;
-    double bw = (double)(c->p - 1) / c->p * m->beta + m->gamma, t_sparse, t_dense;
     size_t total = 0, sent = 8 * (size_t)(c->p - 1), kept;
     int i, j, right = (c->mepos + 1) % c->p, dense;
 
     for (i = 0; i < c->p; ++i) {
         j = (c->mepos + i) % c->p;
         kept = (size_t)c->rep[i].kept;
-        if (kept > c->kb_at[j + 1] - c->kb_at[j]) {
-            loom_error("coll", "sparse split: rank %d kept %zu pairs, more than the %zu "
-                       "every rank plans with", c->ranks[j], kept,
-                       c->kb_at[j + 1] - c->kb_at[j]);
+        if (kept > c->bcap) {
+            loom_error("coll", "sparse split: rank %d kept %zu pairs, more than the %zu a "
+                       "slot holds", c->ranks[j], kept, c->bcap);
             return LOOM_ERR_INVALID_PARAM;
         }
-        c->ring_len[j] = loom_pairs_bytes(kept, c->type);
         total += kept;
     }
-    t_sparse = (double)total * (double)c->w * bw;
-    t_dense = (double)c->count * (double)c->esize * bw;
     dense = c->h.sp.path == LOOM_SPARSE_PATH_DENSE ||
-            (c->h.sp.path == LOOM_SPARSE_PATH_MODEL && t_dense < t_sparse);
+            (c->h.sp.path == LOOM_SPARSE_PATH_MODEL &&
+             loom_split_dense_wins(&c->h.sp.cost, c->p, c->count, c->esize, c->slot));
     for (j = 0; j < c->p; ++j) {
         sent += j != c->mepos ? c->send_len[j] : 0;
-        if (j != right) {
-            sent += dense ? (c->b[j + 1] - c->b[j]) * c->esize : c->ring_len[j];
+        if (dense && j != right) {
+            sent += (c->b[j + 1] - c->b[j]) * c->esize;
         }
+    }
+    if (!dense) {
+        sent += loom_split_bruck_sent(c->p, c->slot);
     }
     c->h.out.kept = total;
     c->h.out.dense = dense;
-    c->h.out.bytes_sent = c->p > 1 ? sent + loom_split_reports_sent(c->p) : 0;
+    c->h.out.bytes_sent =
+        c->p > 1 ? sent + loom_split_bruck_sent(c->p, sizeof(loom_split_report_t)) : 0;
     if (c->estimate && c->state != NULL) {
         /* rep is rotated; the median does not care. */
         loom_split_set_theta(c);
@@ -312,22 +346,28 @@ loom_status_t loom_split_decide_step(loom_sched_t *sched, void *arg)
     return LOOM_OK;
 }
 
+/* The sparse arm's result: zeros plus every slot's pairs (regions are
+ * disjoint: a copy, the same bits everywhere). */
 loom_status_t loom_split_merge_step(loom_sched_t *sched, void *arg)
 {
     loom_split_ctx_t *c = arg;
     loom_status_t status;
-    size_t k;
-    int j;
+    uint64_t k;
+    int i, j;
 
     (void)sched;
     memset(c->recvbuf, 0, c->count * c->esize);
-    for (j = 0; j < c->p; ++j) {
-        k = c->ring_len[j] / c->w;
-        status = loom_pairs_accumulate(c->recvbuf, c->b[j + 1], c->type,
-                                       loom_split_kept_block(c, j), k);
+    for (i = 0; i < c->p; ++i) {
+        j = (c->mepos + i) % c->p;
+        memcpy(&k, loom_split_slot(c, i), sizeof(k));
+        status = k <= c->bcap
+                     ? loom_pairs_accumulate(c->recvbuf, c->b[j + 1], c->type,
+                                             loom_split_slot(c, i) + sizeof(k), (size_t)k)
+                     : LOOM_ERR_INVALID_PARAM;
         if (status != LOOM_OK) {
-            loom_error("coll", "sparse split: the kept pairs of rank %d are not ascending "
-                       "indices below %zu", c->ranks[j], c->b[j + 1]);
+            loom_error("coll", "sparse split: the slot of rank %d holds %llu pairs; at most "
+                       "%zu pairs at ascending indices below %zu are accepted", c->ranks[j],
+                       (unsigned long long)k, c->bcap, c->b[j + 1]);
             return status;
         }
     }

@@ -108,6 +108,7 @@ typedef struct run {
     double                  *ref;       /* what the call must leave */
     double                  t[MAX_RANKS]; /* the reference's cut per region */
     size_t                  kept[MAX_RANKS];
+    size_t                  kmax;
 } run_t;
 
 static void sum_float(const void *src, void *dst, size_t n, void *ctx)
@@ -132,6 +133,7 @@ static void run_init(run_t *rn, int p, size_t count, loom_filter_type_t type, si
     rn->p = p;
     rn->count = count;
     rn->type = type;
+    rn->kmax = kmax;
     rn->sum = calloc(count + 1, sizeof(double));
     rn->ref = calloc(count + 1, sizeof(double));
     for (r = 0; r < p; ++r) {
@@ -279,13 +281,48 @@ static void ref_estimate(run_t *rn, const size_t *b)
     free(c);
 }
 
-static void ref_threshold(run_t *rn, double theta)
+/* B, the pairs an owner's slot holds: twice ceil(kmax/p), at least 1,
+ * at most the widest region of bounds b (NULL: uniform). */
+static size_t ref_cap(const run_t *rn, const size_t *b)
 {
-    size_t i;
+    loom_spread_t s = loom_spread(rn->count, rn->p);
+    size_t cap = 2 * ((rn->kmax + (size_t)rn->p - 1) / (size_t)rn->p), widest = 0, w;
+    int j;
 
-    for (i = 0; i < rn->count; ++i) {
-        rn->ref[i] = fabs(rn->sum[i]) >= theta ? rn->sum[i] : 0;
+    for (j = 0; j < rn->p; ++j) {
+        w = b != NULL ? b[j + 1] - b[j] : loom_spread_count(s, j);
+        widest = w > widest ? w : widest;
     }
+    cap = cap < widest ? cap : widest;
+    return cap > 0 ? cap : 1;
+}
+
+/* A threshold call over regions b (NULL: uniform): every |sum| >= theta,
+ * but of a region where more than B reach it only the top B (the lower
+ * index first among equals). */
+static void ref_threshold(run_t *rn, double theta, const size_t *b)
+{
+    loom_spread_t s = loom_spread(rn->count, rn->p);
+    cand_t *c = calloc(rn->count + 1, sizeof(*c));
+    size_t cap = ref_cap(rn, b), i, n, lo, hi, q;
+    int j;
+
+    memset(rn->ref, 0, rn->count * sizeof(double));
+    for (j = 0; j < rn->p; ++j) {
+        lo = b != NULL ? b[j] : loom_spread_offset(s, j);
+        hi = b != NULL ? b[j + 1] : loom_spread_offset(s, j + 1);
+        for (n = 0, i = lo; i < hi; ++i) {
+            if (rn->sum[i] != 0 && fabs(rn->sum[i]) >= theta) {
+                c[n++] = (cand_t){ fabs(rn->sum[i]), i };
+            }
+        }
+        qsort(c, n, sizeof(*c), cand_cmp);
+        for (q = 0; q < n && q < cap; ++q) {
+            rn->ref[c[q].i] = rn->sum[c[q].i];
+        }
+        rn->kept[j] = q;
+    }
+    free(c);
 }
 
 /* The median (the lower of an even count) of the cuts of the regions
@@ -445,7 +482,7 @@ START_TEST(test_threshold)
                 for (r = 0; r < p; ++r) {
                     pick_random(&rn.picks[r], 200, 0, rn.count, &seed);
                 }
-                if (call % 3 == 0 && call > 0) {
+                if (call > 0) {
                     memcpy(b, loom_sparse_state_bounds(rn.state[0], rn.count),
                            sizeof(size_t) * ((size_t)p + 1));
                 }
@@ -455,7 +492,7 @@ START_TEST(test_threshold)
                     run_check(&rn);
                     theta = ref_theta(&rn);
                 } else {
-                    ref_threshold(&rn, theta);
+                    ref_threshold(&rn, theta, b);
                     run_check(&rn);
                 }
                 for (r = 0; r < p; ++r) {
@@ -528,14 +565,15 @@ START_TEST(test_rebalance)
 END_TEST
 
 /* (e): at 16 ranks, what each rank sends is exactly the counts, its
- * pairs for other regions, the reports and the ring of kept blocks, and
- * stays below Ok-Topk's 6k(p-1)/p pairs plus the counts and reports. */
+ * pairs for other regions, the reports and the Bruck gather of p-1 kept
+ * slots (8 bytes and B pairs each, however many are kept), and stays
+ * below Ok-Topk's 6k(p-1)/p pairs plus the counts and reports. */
 START_TEST(test_bytes)
 {
     const int p = 16;
     const size_t count = 32000, k = 320;
     loom_spread_t s = loom_spread(count, p);
-    size_t w, expect, bound, reports = 0, own, ring, kept_total = 0;
+    size_t w, expect, bound, reports = 0, own, slots;
     unsigned seed = 31;
     harness_t h;
     run_t rn;
@@ -553,20 +591,75 @@ START_TEST(test_bytes)
     for (d = 1; d < p; d *= 2) {
         reports += 16 * (size_t)(d < p - d ? d : p - d);
     }
-    for (j = 0; j < p; ++j) {
-        kept_total += rn.kept[j];
-    }
+    slots = (size_t)(p - 1) * (8 + ref_cap(&rn, NULL) * w);
+    ck_assert_uint_eq(ref_cap(&rn, NULL), 2 * k / p);
     for (r = 0; r < p; ++r) {
         for (own = 0, j = 0; j < (int)rn.picks[r].k; ++j) {
             own += rn.picks[r].idx[j] >= loom_spread_offset(s, r) &&
                    rn.picks[r].idx[j] < loom_spread_offset(s, r + 1);
         }
-        ring = kept_total - rn.kept[(r + 1) % p];
-        expect = 8 * (size_t)(p - 1) + (rn.picks[r].k - own) * w + reports + ring * w;
+        expect = 8 * (size_t)(p - 1) + (rn.picks[r].k - own) * w + reports + slots;
         bound = 6 * k * (size_t)(p - 1) / (size_t)p * w + 8 * (size_t)(p - 1) + reports;
         ck_assert_uint_eq(rn.out[r].bytes_sent, expect);
         ck_assert_msg(expect < bound, "rank %d sends %zu bytes, the bound is %zu", r, expect,
                       bound);
+    }
+    run_fini(&rn);
+    harness_fini(&h);
+}
+END_TEST
+
+/* A threshold call where every rank puts 2B pairs of the same large
+ * value into one region: its owner keeps exactly its top B (equal sums:
+ * the lowest indices), and every other pair goes back whole. */
+START_TEST(test_cap)
+{
+    const int p = 4;
+    const size_t count = 400, kmax = 20;
+    size_t b[MAX_RANKS + 1], cap, i, j, widest = 0, nz;
+    unsigned seed = 37;
+    double th;
+    harness_t h;
+    run_t rn;
+    int r, q = 0;
+
+    harness_init(&h, p);
+    run_init(&rn, p, count, LOOM_FILTER_FLOAT, kmax, 1000);
+    for (r = 0; r < p; ++r) {
+        pick_random(&rn.picks[r], kmax, 0, count, &seed);
+    }
+    ck_assert_int_eq(run_go(&rn, &h, LOOM_SPARSE_PATH_SPARSE), LOOM_OK);
+    ck_assert_int_eq(loom_sparse_state_theta(rn.state[0], &th), 1);
+    memcpy(b, loom_sparse_state_bounds(rn.state[0], count), sizeof(size_t) * (p + 1));
+    for (j = 0; j < (size_t)p; ++j) {
+        if (b[j + 1] - b[j] > widest) {
+            widest = b[j + 1] - b[j];
+            q = (int)j;
+        }
+    }
+    cap = ref_cap(&rn, b);
+    ck_assert_uint_eq(cap, 2 * kmax / p);
+    ck_assert_uint_ge(widest, 2 * cap);
+    /* 2B indices of region q, value 8 on every rank: sums of 32 >= theta. */
+    for (r = 0; r < p; ++r) {
+        for (i = 0; i < 2 * cap; ++i) {
+            rn.picks[r].idx[i] = (uint32_t)(b[q] + i);
+            rn.picks[r].val[i] = 8;
+        }
+        rn.picks[r].k = 2 * cap;
+    }
+    ck_assert_int_eq(run_go(&rn, &h, LOOM_SPARSE_PATH_SPARSE), LOOM_OK);
+    ck_assert(32 >= th);
+    ref_threshold(&rn, th, b);
+    for (i = 0, nz = 0; i < count; ++i) {
+        nz += rn.ref[i] != 0;
+        ck_assert(rn.ref[i] == (i >= b[q] && i < b[q] + cap ? 32 : 0));
+    }
+    ck_assert_uint_eq(nz, cap);
+    run_check(&rn);
+    for (r = 0; r < p; ++r) {
+        ck_assert_uint_eq(rn.out[r].kept, cap);
+        ck_assert_uint_eq(rn.out[r].put_back, cap);
     }
     run_fini(&rn);
     harness_fini(&h);
@@ -644,8 +737,10 @@ START_TEST(test_refusals)
 }
 END_TEST
 
-/* The model: at 4096 ranks, 16M floats, 0.1% density, about 2k(p-1)/p
- * pairs and the counts and reports, under 6k(p-1)/p pairs. */
+/* The model: at 4096 ranks, 16M floats, 0.1% density, over 2k(p-1)/p
+ * pairs (the pairs, the padded slots, the counts and reports) and under
+ * 6k(p-1)/p; two alphas for the all-to-alls and ceil(log2 p) for each
+ * Bruck, far under a ring's p-1. */
 START_TEST(test_model)
 {
     loom_cost_t m = { .alpha = 2e-6, .beta = 1e-10, .gamma = 1e-10 };
@@ -654,7 +749,9 @@ START_TEST(test_model)
 
     ck_assert_uint_gt(bytes, 2 * k * 4095 / 4096 * 8);
     ck_assert_uint_lt(bytes, 6 * k * 4095 / 4096 * 8);
-    ck_assert(t > 3 * 4095 * m.alpha);
+    ck_assert(t > (2 + 2 * 12) * m.alpha);
+    ck_assert(t < (2 + 2 * 12) * m.alpha + (double)bytes * m.beta +
+                      (double)(k * 8 + n * 4) * m.gamma + 1e-12);
     ck_assert(loom_sparse_split_model(&m, 1, n, 4, k, &bytes) > 0);
     ck_assert_uint_eq(bytes, 0);
 }
@@ -670,7 +767,8 @@ static loom_status_t never_select(void *ctx, void *block, size_t *k_p)
 
 /* A modeled plan (the simulator's) sets what every rank sends before it
  * runs; rank 0's is what the model says, on the sparse arm and, where
- * the kept pairs outweigh the vector, on the dense one. */
+ * the slots outweigh the vector and latency costs nothing, on the dense
+ * one. */
 START_TEST(test_model_matches_plan)
 {
     static const size_t counts[] = { 16000, 160 };
@@ -690,6 +788,8 @@ START_TEST(test_model_matches_plan)
                                .sparse = &sp, .in_place = 1 };
         const loom_sparse_outcome_t *out;
 
+        m.alpha = ci == 1 ? 0 : 2e-6;
+        sp.cost = m;
         ck_assert_int_eq(loom_sparse_split_plan(&a, h.teams[0], &sched), LOOM_OK);
         out = &((const loom_sparse_head_t *)sched->scratch)->out;
         loom_sparse_split_model(&m, p, counts[ci], 4, k, &bytes);
@@ -713,6 +813,7 @@ int main(void)
     tcase_add_test(tc, test_threshold);
     tcase_add_test(tc, test_rebalance);
     tcase_add_test(tc, test_bytes);
+    tcase_add_test(tc, test_cap);
     tcase_add_test(tc, test_rank_order);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_model);

@@ -1,13 +1,13 @@
 /*
  * The verifier (verifier.h) on split-and-reduce (sparse_split.c): every
- * message of the all-to-all exchanges, the report gather and both rings
- * meets its receive, no compute step reads what is in flight or was
- * never written (the steps declare their memory, sched.h), nothing
- * deadlocks, in both delivery orders, under random rank orders, in place
- * or not.  The result is not the dense sum loom_verify_sparse_allreduce
- * expects: without a state every call estimates, so each owner keeps its
- * region's top ceil(K/p) sums; the reference below computes that from
- * the very selections the ranks make.
+ * message of the all-to-all exchanges, the report and kept-slot gathers
+ * (Bruck) and the dense ring meets its receive, no compute step reads
+ * what is in flight or was never written (the steps declare their
+ * memory, sched.h), nothing deadlocks, in both delivery orders, under
+ * random rank orders, in place or not.  The result is not the dense sum
+ * loom_verify_sparse_allreduce expects: without a state every call
+ * estimates, so each owner keeps its region's top ceil(K/p) sums; the
+ * reference below computes that from the very selections the ranks make.
  */
 #include "test/unit/support/verifier.h"
 #include "coll/core/parts/partition.h"
