@@ -94,7 +94,7 @@ exec "$here/cluster.sh" --nodes 4 --racks 2 --slots 2 -- sh -c '
                 echo "$line" | grep -qE " filter_calls=[1-9]" || { echo "train-cluster: round $r: $c: the filter did not run (no coll_loomfilter_calls, or 0; is mca_coll_loomfilter.so built?)" >&2; echo "$line" >&2; exit 1; } ;;
             esac
             echo "$r $c params=$params $line" >>"$results"
-            echo "  round $r: $c$(echo "$line" | grep -oE " (train_s|comm_s|test_acc|filter_sent_per_step)=[0-9.]+" | tr -d "\n")"
+            echo "  round $r: $c$(echo "$line" | grep -oE " (train_s|comm_s|test_acc|filter_sent_per_step|filter_calls|filter_dense_switches)=[0-9.]+" | tr -d "\n")"
         done
         first=$1; shift; set -- "$@" "$first"
         r=$((r + 1))

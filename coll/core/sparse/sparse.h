@@ -57,6 +57,10 @@ typedef struct loom_sparse_args {
     loom_status_t       (*select)(void *ctx, void *block, size_t *k_p);
     void                *ctx;
     size_t              kmax;
+    /* The k the selection aims at (0: kmax).  kmax bounds it; a sampled
+     * selection's bound is well above it (topk.h).  Split sizes its
+     * gather's slots by it, and the cost model prices with it. */
+    size_t              k;
     loom_cost_t         cost;   /* the model the switch to dense prices with */
     loom_sparse_path_t  path;
     /* For the simulator, which runs no compute step: when set, the plan
@@ -114,7 +118,7 @@ loom_status_t loom_sparse_outcome(const loom_sched_t *sched, loom_sparse_outcome
 void loom_sparse_refine(const loom_coll_args_t *args, const loom_team_t *team,
                         loom_choice_t *choice_p);
 
-/* The k a plan prices: model_k when modeled, else kmax. */
+/* The k a plan prices: model_k when modeled, else k (kmax if unset). */
 size_t loom_sparse_k_of(const loom_sparse_args_t *sp);
 
 void loom_sparse_select_team(const loom_coll_config_t *cfg, const loom_team_t *team,

@@ -59,7 +59,10 @@ static double loom_sparse_predict(int alg, const loom_cost_t *m, int p, size_t n
 
 size_t loom_sparse_k_of(const loom_sparse_args_t *sp)
 {
-    return sp->modeled ? sp->model_k : sp->kmax;
+    if (sp->modeled) {
+        return sp->model_k;
+    }
+    return sp->k > 0 && sp->k < sp->kmax ? sp->k : sp->kmax;
 }
 
 /* The cheapest algorithm under the caller's model for its selection's

@@ -21,8 +21,9 @@
  *                           smallest |sum| it kept, t_j
  *                         other calls: every entry with |sum| >= theta,
  *                           but at most its top B (ties as above)
- *                       never an exact 0; B = 2 ceil(kmax/p), at least
- *                       1, at most the widest region (ceil(K/p) <= B)
+ *                       never an exact 0; B = 2 ceil(k/p) for the k
+ *                       the caller aims at (sparse.h; kmax if it names
+ *                       none), at least 1, at most the widest region
  *   report   (Bruck)    every owner's kept count and t_j, 16 bytes each
  *   decide   (compute)  the arm; on an estimate call theta for the next
  *                       calls = the median of the t_j (the same on
@@ -163,6 +164,7 @@ typedef struct loom_split_sizes {
     int                 p, me, estimate, modeled;
     const size_t        *b;
     size_t              n, kmax, mk;
+    size_t              ktarget;    /* what the slots are sized by (sparse.h: k) */
 } loom_split_sizes_t;
 
 static size_t loom_split_region(const loom_split_sizes_t *z, int j)
@@ -325,7 +327,7 @@ static loom_status_t loom_split_carve(loom_sched_t *sched, const loom_split_size
         out += loom_split_out_cap(z, j);
     }
     proto->in_cap = loom_split_in_cap(z);
-    proto->bcap = loom_split_cap(z->p, z->kmax, loom_split_region_max(z));
+    proto->bcap = loom_split_cap(z->p, z->ktarget, loom_split_region_max(z));
     proto->slot = loom_split_slot_bytes(proto->bcap, w);
     total = loom_split_round_up(sizeof(*c)) + 6 * per +
             loom_split_round_up(sizeof(loom_split_report_t) * (size_t)z->p) + mag +
@@ -487,6 +489,9 @@ loom_status_t loom_sparse_split_plan(const loom_coll_args_t *args, loom_team_t *
                               .modeled = sp->modeled, .n = args->count,
                               .kmax = loom_split_min(sp->kmax, args->count) };
     z.mk = loom_split_min(sp->model_k, z.kmax);
+    /* A sampled selection's bound is well above the k it aims at: slots
+     * sized by the bound would carry mostly padding. */
+    z.ktarget = sp->k > 0 ? loom_split_min(sp->k, z.kmax) : z.kmax;
     status = loom_split_state_use(sp->state, p, args->count, &z);
     if (status != LOOM_OK) {
         sched->build_status = status;

@@ -218,7 +218,7 @@ loom_status_t mca_coll_loomfilter_call_start(const void *sbuf, void *rbuf, size_
      * a NULL state, it estimates at every call); other algorithms ignore
      * both. */
     sp = (loom_sparse_args_t){
-        .select = loomfilter_select, .ctx = &call->fb, .kmax = capacity,
+        .select = loomfilter_select, .ctx = &call->fb, .kmax = capacity, .k = k,
         .cost = loom_cost_from_config(&module->config), .path = LOOM_SPARSE_PATH_MODEL,
         .putback = loomfilter_putback, .state = slot->state,
     };
