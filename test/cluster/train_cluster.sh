@@ -36,7 +36,7 @@ for v in "$rounds" "$steps" ${images:+"$images"}; do
     case $v in ''|*[!0-9]*|0) echo "train_cluster.sh: ROUNDS='$rounds' STEPS='$steps' IMAGES='$images': expected positive integers" >&2; exit 2 ;; esac
 done
 case $filter in
-    ''|*[!A-Za-z0-9:.,=%]*) echo "train_cluster.sh: FILTER='$filter': expected a spec such as topk:0.01 (letters, digits and : . , = %)" >&2; exit 2 ;;
+    ''|*[!A-Za-z0-9_:.,=%]*) echo "train_cluster.sh: FILTER='$filter': expected a spec such as topk:0.01 (letters, digits and _ : . , = %)" >&2; exit 2 ;;
 esac
 if [ -n "$images" ]; then
     # One epoch of IMAGES images, in batches of 128 (train_mlp's default).
