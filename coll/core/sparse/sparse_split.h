@@ -56,7 +56,14 @@ typedef struct loom_split_ctx {
     size_t                  *send_len, *recv_len;
     loom_split_report_t     *rep;       /* Bruck: positions mepos, mepos + 1, ... */
     double                  *mag;       /* the own region's magnitudes */
+    loom_status_t           fail;       /* a selection failed, here or elsewhere */
 } loom_split_ctx_t;
+
+/* A count word that says the sender's selection failed: every rank reads
+ * every count, so all learn it at the tally, carry the schedule to its end
+ * with nothing in it (a rank that stopped would leave its peers waiting),
+ * and fail the call together. */
+#define LOOM_SPLIT_BAD ((uint64_t)UINT32_MAX << 32)
 
 /* The state made ready for p ranks and n elements: one made for others
  * starts over (uniform regions, no theta).  sparse_state.c. */

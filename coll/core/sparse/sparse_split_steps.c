@@ -37,15 +37,14 @@ static void loom_split_move(char *dst, size_t k, size_t j, const char *src, size
 
 /* Checks this rank's selection (its k, ascending indices below count) and
  * cuts it into one block per region. */
-loom_status_t loom_split_select_step(loom_sched_t *sched, void *arg)
+/* This rank's selection checked: strictly ascending indices, no more than
+ * kmax of them. */
+static loom_status_t loom_split_selected(loom_split_ctx_t *c, size_t *k_p)
 {
-    loom_split_ctx_t *c = arg;
-    size_t k = 0, j, at = 0, start;
+    size_t k = 0, j;
     uint32_t i, prev = 0;
     loom_status_t status;
-    int r;
 
-    (void)sched;
     status = c->h.sp.select(c->h.sp.ctx, c->sel, &k);
     if (status != LOOM_OK) {
         return status;
@@ -64,6 +63,25 @@ loom_status_t loom_split_select_step(loom_sched_t *sched, void *arg)
             return LOOM_ERR_INVALID_PARAM;
         }
         prev = i;
+    }
+    *k_p = k;
+    return LOOM_OK;
+}
+
+loom_status_t loom_split_select_step(loom_sched_t *sched, void *arg)
+{
+    loom_split_ctx_t *c = arg;
+    size_t k = 0, j, at = 0, start;
+    int r;
+
+    (void)sched;
+    c->fail = loom_split_selected(c, &k);
+    if (c->fail != LOOM_OK) {
+        for (r = 0; r < c->p; ++r) {
+            c->send_len[r] = 0;
+            c->cnt_out[r] = LOOM_SPLIT_BAD;
+        }
+        return LOOM_OK;
     }
     c->h.out.pairs = k;
     for (r = 0; r < c->p; ++r) {
@@ -93,6 +111,14 @@ loom_status_t loom_split_tally_step(loom_sched_t *sched, void *arg)
     (void)sched;
     for (j = 0; j < c->p; ++j) {
         v = j == c->mepos ? c->cnt_out[j] : c->cnt_in[j];
+        if (v == LOOM_SPLIT_BAD) {
+            if (c->fail == LOOM_OK) {
+                loom_error("coll", "sparse split: the selection of rank %d failed",
+                           c->ranks[j]);
+                c->fail = LOOM_ERR_INVALID_PARAM;
+            }
+            v = 0;
+        }
         n = (size_t)(v & UINT32_MAX);
         k = (size_t)(v >> 32);
         if (k > c->h.sp.kmax || (j != c->mepos && n > c->in_cap)) {
@@ -266,6 +292,12 @@ loom_status_t loom_split_reduce_step(loom_sched_t *sched, void *arg)
     loom_status_t status;
 
     (void)sched;
+    if (c->fail != LOOM_OK) {
+        /* An empty slot and report; the receive buffer stays as it was. */
+        memset(loom_split_slot(c, 0), 0, c->slot);
+        c->rep[0] = (loom_split_report_t){ .kept = 0, .t = 0 };
+        return LOOM_OK;
+    }
     status = loom_split_sum(c);
     if (status == LOOM_OK) {
         loom_split_keep(c);
@@ -322,9 +354,10 @@ loom_status_t loom_split_decide_step(loom_sched_t *sched, void *arg)
         }
         total += kept;
     }
-    dense = c->h.sp.path == LOOM_SPARSE_PATH_DENSE ||
+    /* A failed call takes the sparse arm everywhere: all slots are empty. */
+    dense = c->fail == LOOM_OK && (c->h.sp.path == LOOM_SPARSE_PATH_DENSE ||
             (c->h.sp.path == LOOM_SPARSE_PATH_MODEL &&
-             loom_split_dense_wins(&c->h.sp.cost, c->p, c->count, c->esize, c->slot));
+             loom_split_dense_wins(&c->h.sp.cost, c->p, c->count, c->esize, c->slot)));
     for (j = 0; j < c->p; ++j) {
         sent += j != c->mepos ? c->send_len[j] : 0;
         if (dense && j != right) {
@@ -338,7 +371,7 @@ loom_status_t loom_split_decide_step(loom_sched_t *sched, void *arg)
     c->h.out.dense = dense;
     c->h.out.bytes_sent =
         c->p > 1 ? sent + loom_split_bruck_sent(c->p, sizeof(loom_split_report_t)) : 0;
-    if (c->estimate && c->state != NULL) {
+    if (c->estimate && c->state != NULL && c->fail == LOOM_OK) {
         /* rep is rotated; the median does not care. */
         loom_split_set_theta(c);
     }
@@ -356,6 +389,9 @@ loom_status_t loom_split_merge_step(loom_sched_t *sched, void *arg)
     int i, j;
 
     (void)sched;
+    if (c->fail != LOOM_OK) {
+        return LOOM_OK;
+    }
     memset(c->recvbuf, 0, c->count * c->esize);
     for (i = 0; i < c->p; ++i) {
         j = (c->mepos + i) % c->p;
@@ -433,6 +469,9 @@ loom_status_t loom_split_finish_step(loom_sched_t *sched, void *arg)
     loom_split_ctx_t *c = arg;
 
     (void)sched;
+    if (c->fail != LOOM_OK) {
+        return c->fail;
+    }
     if (c->estimate && c->state != NULL) {
         loom_split_rebalance(c);
     }

@@ -109,6 +109,7 @@ typedef struct run {
     double                  t[MAX_RANKS]; /* the reference's cut per region */
     size_t                  kept[MAX_RANKS];
     size_t                  kmax;
+    loom_status_t           status[MAX_RANKS]; /* how each rank's schedule ended */
 } run_t;
 
 static void sum_float(const void *src, void *dst, size_t n, void *ctx)
@@ -173,6 +174,7 @@ static void run_fini(run_t *rn)
 static loom_status_t run_go(run_t *rn, harness_t *h, loom_sparse_path_t path)
 {
     loom_sched_t *sched[MAX_RANKS] = { NULL };
+    int done[MAX_RANKS] = { 0 };
     loom_status_t status = LOOM_OK, st;
     int r, busy, rounds = 0;
     size_t j;
@@ -199,17 +201,26 @@ static loom_status_t run_go(run_t *rn, harness_t *h, loom_sparse_path_t path)
             goto out;
         }
     }
+    /* Every rank runs to its end, failed or not: a schedule left with
+     * posted operations cannot be freed. */
     do {
         busy = 0;
         for (r = 0; r < rn->p; ++r) {
+            if (done[r]) {
+                continue;
+            }
             st = loom_sched_progress(sched[r]);
             if (st == LOOM_INPROGRESS) {
                 busy = 1;
-            } else if (st != LOOM_OK && status == LOOM_OK) {
+                continue;
+            }
+            done[r] = 1;
+            rn->status[r] = st;
+            if (st != LOOM_OK && status == LOOM_OK) {
                 status = st;
             }
         }
-    } while (busy && status == LOOM_OK && ++rounds < 1000000);
+    } while (busy && ++rounds < 1000000);
     ck_assert_int_lt(rounds, 1000000);
     for (r = 0; status == LOOM_OK && r < rn->p; ++r) {
         ck_assert_int_eq(loom_sparse_outcome(sched[r], &rn->out[r]), LOOM_OK);
@@ -712,6 +723,7 @@ START_TEST(test_refusals)
     unsigned seed = 9;
     harness_t h;
     run_t rn;
+    int r;
 
     harness_init(&h, 3);
     loom_log_set_level((loom_log_level_t)-1);
@@ -726,11 +738,18 @@ START_TEST(test_refusals)
     pick_random(&rn.picks[1], 5, 0, 50, &seed);
     rn.picks[1].liar = 1;
     ck_assert_int_eq(run_go(&rn, &h, LOOM_SPARSE_PATH_MODEL), LOOM_ERR_INVALID_PARAM);
+    /* Every rank ends, and fails with it: none is left waiting. */
+    for (r = 0; r < 3; ++r) {
+        ck_assert_int_eq(rn.status[r], LOOM_ERR_INVALID_PARAM);
+    }
     run_fini(&rn);
 
     run_init(&rn, 3, 50, LOOM_FILTER_FLOAT, 5, 0);
     pick_random(&rn.picks[2], 6, 0, 50, &seed);
     ck_assert_int_eq(run_go(&rn, &h, LOOM_SPARSE_PATH_MODEL), LOOM_ERR_INVALID_PARAM);
+    for (r = 0; r < 3; ++r) {
+        ck_assert_int_eq(rn.status[r], LOOM_ERR_INVALID_PARAM);
+    }
     run_fini(&rn);
     loom_log_set_level(LOOM_LOG_WARN);
     harness_fini(&h);
