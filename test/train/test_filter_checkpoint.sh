@@ -13,14 +13,16 @@ loom_ckpt=$top_build/loom-ckpt
 [ -x "$loom_ckpt" ] || fail "$loom_ckpt is not built"
 args=(--hidden "64" --train-limit 2000 --test-limit 500 --batch 50 --epochs 20
       --filter "topk:0.01")
-total=60 every=10 ck=$tmp/ck
+# Far more steps than the kill needs: a loaded machine may take a while
+# between seeing step 20 committed and the kill.
+total=400 every=10 ck=$tmp/ck
 
 newest() {
     "$loom_ckpt" -d "$ck" list 2>/dev/null | awk 'NR > 1 { s = $1 } END { print s + 0 }'
 }
 
 # 20 ms of sleep per step, so that the kill lands between two checkpoints.
-timeout -k 5 100 "${MPIRUN:-mpirun}" -np 4 --oversubscribe \
+timeout -k 5 200 "${MPIRUN:-mpirun}" -np 4 --oversubscribe \
     --mca mpi_yield_when_idle 1 -x OPENBLAS_NUM_THREADS --mca coll_loom_priority 100 \
     "${filter_mca[@]}" "$train_mlp" "${args[@]}" --quiet --steps $total \
     --checkpoint-dir "$ck" --checkpoint-every $every --step-sleep-ms 20 >"$tmp/killed" 2>&1 &
@@ -31,8 +33,11 @@ for _ in $(seq 1000); do
     sleep 0.05
 done
 kill -0 "$job" 2>/dev/null || { cat "$tmp/killed" >&2; fail "the job ended before it could be killed"; }
+# No process per candidate (a loaded machine would let the job run on
+# while the scan forks): bash reads each command line itself.
 for proc in /proc/[0-9]*; do
-    if tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -q -- "--checkpoint-dir $ck"; then
+    mapfile -d '' argv <"$proc/cmdline" 2>/dev/null || continue
+    if [[ " ${argv[*]} " == *" --checkpoint-dir $ck "* ]]; then
         kill -KILL "${proc#/proc/}" 2>/dev/null || true
     fi
 done
