@@ -21,15 +21,15 @@
  *                           smallest |sum| it kept, t_j
  *                         other calls: every entry with |sum| >= theta,
  *                           but at most its top B (ties as above)
- *                       never an exact 0; B = 2 ceil(k/p) for the k
+ *                       never an exact 0; B = ceil(2k/p) for the k
  *                       the caller aims at (sparse.h; kmax if it names
  *                       none), at least 1, at most the widest region
- *   report   (Bruck)    every owner's kept count and t_j, 16 bytes each
+ *   report   (Bruck)    every owner's kept count and t_j, 8 bytes each
  *   decide   (compute)  the arm; on an estimate call theta for the next
  *                       calls = the median of the t_j (the same on
  *                       every rank)
- *   sparse arm: Bruck allgather of fixed slots, one per owner: its kept
- *                       count (8 bytes), then room for B pairs; every
+ *   sparse arm: Bruck allgather of fixed slots, one per owner: room for
+ *                       B pairs (its report says how many it holds); every
  *                       length is known at plan time, ceil(log2 p)
  *                       rounds; merge: the receive buffer = zeros plus
  *                       every slot's pairs (regions are disjoint: a
@@ -47,16 +47,17 @@
  * the state (loom_sparse_state_create); without a state every call is.
  *
  * Volume per rank, k pairs selected by each rank (spread over the
- * regions), pairs of w = 4 + e bytes, B = 2 ceil(k/p):
+ * regions), pairs of w = 4 + e bytes, B = ceil(2k/p):
  *   counts  8 (p-1) bytes
  *   pairs   k (p-1)/p pairs                  (all but its own region's)
- *   report  16 (p-1) bytes                   (Bruck: every rank's entry
+ *   report  8 (p-1) bytes                    (Bruck: every rank's entry
  *                                             reaches every rank once)
- *   gather  (p-1) slots of 8 + B w bytes     (Bruck, as the report)
- * the gather is about 2k(p-1)/p pairs (the slots are padded to twice an
- * owner's share), so about 3k(p-1)/p pairs plus 32(p-1) bytes in all,
- * against allgather's (p-1)k pairs and under Ok-Topk's 6k(p-1)/p while
- * the 32(p-1) bytes and ceil's rounding fit in the 3k(p-1)/p to spare.
+ *   gather  (p-1) slots of B w bytes         (Bruck, as the report)
+ * the gather is at most (2k/p + 1)(p-1) pairs (the slots are padded to
+ * twice an owner's share), so about 3k(p-1)/p pairs plus (16 + w)(p-1)
+ * bytes in all, against allgather's (p-1)k pairs; under Ok-Topk's
+ * 6k(p-1)/p while 3kw/p >= 16 + w, i.e. k >= p for floats (at least one
+ * pair an owner): below that the fixed bytes a peer dominate.
  * loom_sparse_split_model gives the exact bytes.
  *
  * Time: (2 + 2 ceil(log2 p)) a  +  the bytes above b  +  (k w + n/p e)
@@ -125,6 +126,7 @@ static void loom_split_declare(loom_sched_t *sched, const loom_coll_args_t *args
     loom_sched_compute_reads(sched, decide, c->rep, sizeof(loom_split_report_t) * (size_t)c->p);
     loom_sched_compute_reads(sched, decide, c->send_len, per);
     loom_sched_compute_reads(sched, merge, c->kb, (size_t)c->p * c->slot);
+    loom_sched_compute_reads(sched, merge, c->rep, sizeof(loom_split_report_t) * (size_t)c->p);
     loom_sched_compute_writes(sched, merge, c->recvbuf, n);
     loom_sched_compute_reads(sched, fin, c->recvbuf, n);
     loom_sched_compute_reads(sched, fin, c->sel, c->h.sp.kmax * c->w);
@@ -210,7 +212,7 @@ static size_t loom_split_region_max(const loom_split_sizes_t *z)
 
 size_t loom_split_cap(int p, size_t kmax, size_t region_max)
 {
-    size_t b = 2 * ((kmax + (size_t)p - 1) / (size_t)p);
+    size_t b = (2 * kmax + (size_t)p - 1) / (size_t)p;
 
     b = loom_split_min(b, region_max);
     return b > 0 ? b : 1;
@@ -452,7 +454,7 @@ static void loom_split_model_lengths(loom_sched_t *sched, loom_split_ctx_t *c, s
         c->send_len[j] = loom_pairs_bytes(c->out_at[j + 1] - c->out_at[j], c->type);
         c->recv_len[j] = j == c->mepos ? 0 : loom_pairs_bytes(c->in_cap, c->type);
         c->rep[j] = (loom_split_report_t){
-            .kept = loom_split_min(loom_split_min((mk + (size_t)c->p - 1) / (size_t)c->p,
+            .kept = (uint32_t)loom_split_min(loom_split_min((mk + (size_t)c->p - 1) / (size_t)c->p,
                                                   c->bcap),
                                    c->b[(c->mepos + j) % c->p + 1] - c->b[(c->mepos + j) % c->p]),
         };

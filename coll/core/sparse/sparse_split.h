@@ -25,8 +25,10 @@ struct loom_sparse_state {
 
 /* What each owner reports after its reduce; gathered by every rank. */
 typedef struct loom_split_report {
-    uint64_t    kept;
-    double      t;          /* smallest |sum| kept (estimate calls), else 0 */
+    uint32_t    kept;       /* at most B, and B < 2^32 (a count is uint32_t) */
+    float       t;          /* smallest |sum| kept (estimate calls), else 0,
+                               rounded toward 0: theta is a cut, and a float
+                               one keeps the report to 8 bytes */
 } loom_split_report_t;
 
 /* The schedule's own state, at the start of its scratch.  Per position
@@ -80,10 +82,10 @@ static inline char *loom_split_in_block(const loom_split_ctx_t *c, int j)
     return c->in + (size_t)j * c->in_cap * c->w;
 }
 
-/* Slot i of the kept gather, owner position mepos + i (mod p): its
- * kept count (8 bytes, any alignment), then a pairs.h block of that many
- * pairs, then padding to B pairs, so that every slot has the length the
- * plan knows. */
+/* Slot i of the kept gather, owner position mepos + i (mod p): a pairs.h
+ * block of rep[i].kept pairs (the report says how many; the slot carries
+ * no count of its own), then padding to B pairs, so that every slot has
+ * the length the plan knows. */
 static inline char *loom_split_slot(const loom_split_ctx_t *c, int i)
 {
     return c->kb + (size_t)i * c->slot;
@@ -91,7 +93,7 @@ static inline char *loom_split_slot(const loom_split_ctx_t *c, int i)
 
 static inline size_t loom_split_slot_bytes(size_t bcap, size_t w)
 {
-    return sizeof(uint64_t) + bcap * w;
+    return bcap * w;
 }
 
 /* The compute steps, in schedule order (arg: the context).  select: this

@@ -4,6 +4,7 @@
 #include "coll/core/filter/pairs.h"
 #include "common/log.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,13 +249,25 @@ static double loom_split_keep_cut(loom_split_ctx_t *c, int *capped_p, size_t *ti
     return c->theta;
 }
 
+/* t as a float no larger than t: a cut rounded up would drop the entry it
+ * was taken from. */
+static float loom_split_down(double t)
+{
+    float f;
+
+    if (t >= (double)FLT_MAX) {
+        return FLT_MAX;
+    }
+    f = (float)t;
+    return (double)f > t ? nextafterf(f, 0.0f) : f;
+}
+
 /* Keeps the region's entries that pass (into the own slot, and zeros
  * the others in the receive buffer), reports to rep[0]. */
 static void loom_split_keep(loom_split_ctx_t *c)
 {
     size_t lo = c->b[c->mepos], hi = c->b[c->mepos + 1], i, kept = 0, ties0, ties, j = 0;
-    char *slot = loom_split_slot(c, 0), *blk = slot + sizeof(uint64_t);
-    uint64_t n;
+    char *blk = loom_split_slot(c, 0);
     uint32_t idx;
     int capped;
     double t = loom_split_keep_cut(c, &capped, &ties0);
@@ -278,12 +291,11 @@ static void loom_split_keep(loom_split_ctx_t *c)
             memset(e, 0, c->esize);
         }
     }
-    n = kept;
-    memcpy(slot, &n, sizeof(n));
     /* The padding travels too: zeros, so the wire holds the same bits
      * every run. */
     memset(blk + kept * c->w, 0, (c->bcap - kept) * c->w);
-    c->rep[0] = (loom_split_report_t){ .kept = kept, .t = c->estimate && kept > 0 ? t : 0 };
+    c->rep[0] = (loom_split_report_t){ .kept = (uint32_t)kept,
+                                       .t = c->estimate && kept > 0 ? loom_split_down(t) : 0 };
 }
 
 loom_status_t loom_split_reduce_step(loom_sched_t *sched, void *arg)
@@ -385,7 +397,7 @@ loom_status_t loom_split_merge_step(loom_sched_t *sched, void *arg)
 {
     loom_split_ctx_t *c = arg;
     loom_status_t status;
-    uint64_t k;
+    size_t k;
     int i, j;
 
     (void)sched;
@@ -395,15 +407,15 @@ loom_status_t loom_split_merge_step(loom_sched_t *sched, void *arg)
     memset(c->recvbuf, 0, c->count * c->esize);
     for (i = 0; i < c->p; ++i) {
         j = (c->mepos + i) % c->p;
-        memcpy(&k, loom_split_slot(c, i), sizeof(k));
+        k = c->rep[i].kept;
         status = k <= c->bcap
                      ? loom_pairs_accumulate(c->recvbuf, c->b[j + 1], c->type,
-                                             loom_split_slot(c, i) + sizeof(k), (size_t)k)
+                                             loom_split_slot(c, i), k)
                      : LOOM_ERR_INVALID_PARAM;
         if (status != LOOM_OK) {
-            loom_error("coll", "sparse split: the slot of rank %d holds %llu pairs; at most "
+            loom_error("coll", "sparse split: the slot of rank %d holds %zu pairs; at most "
                        "%zu pairs at ascending indices below %zu are accepted", c->ranks[j],
-                       (unsigned long long)k, c->bcap, c->b[j + 1]);
+                       k, c->bcap, c->b[j + 1]);
             return status;
         }
     }
