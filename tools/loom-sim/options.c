@@ -82,7 +82,7 @@ static void loom_sim_usage(FILE *out)
         "                           hierarchical, reproducible; allgather: bruck, ring,\n"
         "                           hierarchical; reduce_scatter: recursive_halving,\n"
         "                           ring, hierarchical, reproducible; sparse_allreduce:\n"
-        "                           allgather (default: all)\n"
+        "                           allgather, merge, split (default: all)\n"
         "  -p, --ranks LIST         comma-separated rank counts, or A:B for the powers\n"
         "                           of two from A to B (default 8:4096)\n"
         "  -b, --minbytes SIZE      smallest message (default 1K)\n"
