@@ -118,6 +118,15 @@ loom_status_t loom_sparse_outcome(const loom_sched_t *sched, loom_sparse_outcome
 void loom_sparse_refine(const loom_coll_args_t *args, const loom_team_t *team,
                         loom_choice_t *choice_p);
 
+/* What every algorithm's plan refuses alike: no selection, elements that
+ * are not float or double, more than 2^32 of them, an unknown path.  alg
+ * names the algorithm in the message. */
+loom_status_t loom_sparse_check_args(const loom_coll_args_t *args, const char *alg);
+
+/* a[0..n) rotated left by k, so that every rank's joins start at its own
+ * position (its schedule is its neighbour's rotated: coll/sim/fold.h). */
+void loom_sparse_rotate(int *a, int n, int k);
+
 /* The k a plan prices: model_k when modeled, else k (kmax if unset). */
 size_t loom_sparse_k_of(const loom_sparse_args_t *sp);
 

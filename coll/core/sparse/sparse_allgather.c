@@ -434,49 +434,14 @@ static uint64_t loom_sparse_rounds(int p)
     return (uint64_t)loom_halving_rounds(p) + 3 * (uint64_t)(p - 1);
 }
 
-static void loom_sparse_reverse(int *a, int n)
-{
-    int i, t;
-
-    for (i = 0; i < n / 2; ++i) {
-        t = a[i];
-        a[i] = a[n - 1 - i];
-        a[n - 1 - i] = t;
-    }
-}
-
-/* a[0..n) rotated left by k: a[k], ..., a[n-1], a[0], ..., a[k-1]. */
-static void loom_sparse_rotate(int *a, int n, int k)
-{
-    loom_sparse_reverse(a, k);
-    loom_sparse_reverse(a + k, n - k);
-    loom_sparse_reverse(a, n);
-}
-
 /* Checks what the plan cannot run with; every rank decides alike. */
 static loom_status_t loom_sparse_check(const loom_coll_args_t *args, const loom_team_t *team)
 {
     const loom_sparse_args_t *sp = args->sparse;
+    loom_status_t status = loom_sparse_check_args(args, "allgather");
 
-    if (sp == NULL || sp->select == NULL) {
-        loom_error("coll", "sparse allreduce: no selection (args->sparse and its select "
-                   "are required)");
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    if (args->elem_size != 4 && args->elem_size != 8) {
-        loom_error("coll", "sparse allreduce: elements of %zu bytes; float (4) and double "
-                   "(8) are accepted", args->elem_size);
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    if (args->count > UINT32_MAX) {
-        loom_error("coll", "sparse allreduce: %zu elements; pairs index at most 2^32",
-                   args->count);
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    if (sp->path < LOOM_SPARSE_PATH_MODEL || sp->path > LOOM_SPARSE_PATH_DENSE) {
-        loom_error("coll", "sparse allreduce: path %d; 0 (model), 1 (sparse) and 2 (dense) "
-                   "are accepted", (int)sp->path);
-        return LOOM_ERR_INVALID_PARAM;
+    if (status != LOOM_OK) {
+        return status;
     }
     if (sp->encoding < LOOM_ENC_AUTO || sp->encoding >= LOOM_ENC_COUNT) {
         loom_error("coll", "sparse allreduce: encoding %d; 0 (the cheapest), 1 (coo), "

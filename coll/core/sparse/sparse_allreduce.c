@@ -1,8 +1,10 @@
 /* The sparse allreduce: its algorithm table, its selection and its
  * descriptor (collective.h, sparse.h). */
 #include "coll/core/sparse/sparse.h"
+#include "common/log.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 const char *const loom_sparse_alg_names[] = {
     [LOOM_SPARSE_AUTO] = "auto",
@@ -128,4 +130,49 @@ loom_status_t loom_sparse_outcome(const loom_sched_t *sched, loom_sparse_outcome
     }
     *out_p = ((const loom_sparse_head_t *)sched->scratch)->out;
     return LOOM_OK;
+}
+
+loom_status_t loom_sparse_check_args(const loom_coll_args_t *args, const char *alg)
+{
+    const loom_sparse_args_t *sp = args->sparse;
+
+    if (sp == NULL || sp->select == NULL) {
+        loom_error("coll", "sparse allreduce (%s): no selection (args->sparse and its select "
+                   "are required)", alg);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    if (args->elem_size != 4 && args->elem_size != 8) {
+        loom_error("coll", "sparse allreduce (%s): elements of %zu bytes; float (4) and "
+                   "double (8) are accepted", alg, args->elem_size);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    if (args->count > UINT32_MAX) {
+        loom_error("coll", "sparse allreduce (%s): %zu elements; pairs index at most 2^32",
+                   alg, args->count);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    if (sp->path < LOOM_SPARSE_PATH_MODEL || sp->path > LOOM_SPARSE_PATH_DENSE) {
+        loom_error("coll", "sparse allreduce (%s): path %d; 0 (model), 1 (sparse) and 2 "
+                   "(dense) are accepted", alg, (int)sp->path);
+        return LOOM_ERR_INVALID_PARAM;
+    }
+    return LOOM_OK;
+}
+
+static void loom_sparse_reverse(int *a, int n)
+{
+    int i, t;
+
+    for (i = 0; i < n / 2; ++i) {
+        t = a[i];
+        a[i] = a[n - 1 - i];
+        a[n - 1 - i] = t;
+    }
+}
+
+void loom_sparse_rotate(int *a, int n, int k)
+{
+    loom_sparse_reverse(a, k);
+    loom_sparse_reverse(a + k, n - k);
+    loom_sparse_reverse(a, n);
 }

@@ -718,27 +718,10 @@ static uint64_t loom_merge_rounds(int p)
 /* Checks what the plan cannot run with; every rank decides alike. */
 static loom_status_t loom_merge_check(const loom_coll_args_t *args, const loom_team_t *team)
 {
-    const loom_sparse_args_t *sp = args->sparse;
+    loom_status_t status = loom_sparse_check_args(args, "merge");
 
-    if (sp == NULL || sp->select == NULL) {
-        loom_error("coll", "sparse allreduce: no selection (args->sparse and its select "
-                   "are required)");
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    if (args->elem_size != 4 && args->elem_size != 8) {
-        loom_error("coll", "sparse allreduce: elements of %zu bytes; float (4) and double "
-                   "(8) are accepted", args->elem_size);
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    if (args->count > UINT32_MAX) {
-        loom_error("coll", "sparse allreduce: %zu elements; pairs index at most 2^32",
-                   args->count);
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    if (sp->path < LOOM_SPARSE_PATH_MODEL || sp->path > LOOM_SPARSE_PATH_DENSE) {
-        loom_error("coll", "sparse allreduce: path %d; 0 (model), 1 (sparse) and 2 (dense) "
-                   "are accepted", (int)sp->path);
-        return LOOM_ERR_INVALID_PARAM;
+    if (status != LOOM_OK) {
+        return status;
     }
     if (loom_merge_rounds(team->size) > LOOM_TAG_MAX_STEPS ||
         loom_merge_rounds(team->size) > 2 * LOOM_MERGE_SLOTS) {

@@ -233,52 +233,15 @@ static uint64_t loom_split_rounds(int p)
 
 static loom_status_t loom_split_check(const loom_coll_args_t *args, const loom_team_t *team)
 {
-    const loom_sparse_args_t *sp = args->sparse;
+    loom_status_t status = loom_sparse_check_args(args, "split");
 
-    if (sp == NULL || sp->select == NULL) {
-        loom_error("coll", "sparse split: no selection (args->sparse and its select are "
-                   "required)");
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    if (args->elem_size != 4 && args->elem_size != 8) {
-        loom_error("coll", "sparse split: elements of %zu bytes; float (4) and double (8) "
-                   "are accepted", args->elem_size);
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    if (args->count > UINT32_MAX) {
-        loom_error("coll", "sparse split: %zu elements; pairs index at most 2^32",
-                   args->count);
-        return LOOM_ERR_INVALID_PARAM;
-    }
-    if (sp->path < LOOM_SPARSE_PATH_MODEL || sp->path > LOOM_SPARSE_PATH_DENSE) {
-        loom_error("coll", "sparse split: path %d; 0 (model), 1 (sparse) and 2 (dense) are "
-                   "accepted", (int)sp->path);
-        return LOOM_ERR_INVALID_PARAM;
+    if (status != LOOM_OK) {
+        return status;
     }
     if (loom_split_rounds(team->size) > LOOM_TAG_MAX_STEPS) {
         return LOOM_ERR_UNSUPPORTED;
     }
     return LOOM_OK;
-}
-
-static void loom_split_reverse(int *a, int n)
-{
-    int i, t;
-
-    for (i = 0; i < n / 2; ++i) {
-        t = a[i];
-        a[i] = a[n - 1 - i];
-        a[n - 1 - i] = t;
-    }
-}
-
-/* a[0..n) rotated left by k, so that every rank's joins start at its own
- * position (its schedule is its neighbour's rotated: coll/sim/fold.h). */
-static void loom_split_rotate(int *a, int n, int k)
-{
-    loom_split_reverse(a, k);
-    loom_split_reverse(a + k, n - k);
-    loom_split_reverse(a, n);
 }
 
 /* The state's part of the plan: its bounds (NULL: uniform) and whether
@@ -432,7 +395,7 @@ static int loom_split_arms(loom_sched_t *sched, loom_split_ctx_t *c, const loom_
         last[i] = decide;
     }
     loom_phase_ag_ring(&ring);
-    loom_split_rotate(last, nlast, c->mepos * segs->nseg_max);
+    loom_sparse_rotate(last, nlast, c->mepos * segs->nseg_max);
     i = loom_sched_join_steps(sched, last, nlast);
     loom_sched_build_arm(sched, 0);
     return i >= 0 ? i : decide;
