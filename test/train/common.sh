@@ -44,6 +44,36 @@ loom_run() {
     grep '^SUMMARY' "$out" || true
 }
 
+# ckpt_newest DIR: the newest committed step in checkpoint directory DIR
+# (0: none).
+ckpt_newest() {
+    "$top_build/loom-ckpt" -d "$1" list 2>/dev/null | awk 'NR > 1 { s = $1 } END { print s + 0 }'
+}
+
+# kill_after_commit JOB DIR STEP LOG: once the job JOB (a background
+# mpirun, its output in LOG) has committed STEP or later in DIR, SIGKILL
+# every process whose command line names --checkpoint-dir DIR, at once, as
+# a lost node would take them.  bash reads each command line itself: a
+# process per candidate would give a loaded machine time to run the job
+# on to its end between the commit and the kill.
+kill_after_commit() {
+    local job=$1 dir=$2 step=$3 log=$4 proc argv
+    for _ in $(seq 1000); do
+        [ "$(ckpt_newest "$dir")" -ge "$step" ] && break
+        kill -0 "$job" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -0 "$job" 2>/dev/null || { cat "$log" >&2; fail "the job ended before it could be killed"; }
+    for proc in /proc/[0-9]*; do
+        mapfile -d '' argv <"$proc/cmdline" 2>/dev/null || continue
+        if [[ " ${argv[*]} " == *" --checkpoint-dir $dir "* ]]; then
+            kill -KILL "${proc#/proc/}" 2>/dev/null || true
+        fi
+    done
+    kill -KILL "$job" 2>/dev/null || true
+    wait "$job" 2>/dev/null || true
+}
+
 # field NAME OUT: NAME's value in OUT's SUMMARY line.
 field() {
     local v

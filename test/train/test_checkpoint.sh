@@ -17,33 +17,14 @@ total=100 every=10 ck=$tmp/ck
 loom_run 4 "$tmp/ref" "$train_mlp" "${args[@]}" --quiet --steps $total \
     --dump-params "$tmp/ref.bin"
 
-newest() {
-    "$loom_ckpt" -d "$ck" list 2>/dev/null | awk 'NR > 1 { s = $1 } END { print s + 0 }'
-}
-
 # 20 ms of sleep per step stands for a bigger model, so that the kill
 # lands between two checkpoints rather than after the last one.
 timeout -k 5 100 "${MPIRUN:-mpirun}" -np 4 --oversubscribe \
     --mca mpi_yield_when_idle 1 -x OPENBLAS_NUM_THREADS --mca coll_loom_priority 100 \
     "$train_mlp" "${args[@]}" --quiet --steps $total --checkpoint-dir "$ck" \
     --checkpoint-every $every --step-sleep-ms 20 >"$tmp/killed" 2>&1 &
-job=$!
-for _ in $(seq 1000); do
-    [ "$(newest)" -ge 20 ] && break
-    kill -0 "$job" 2>/dev/null || break
-    sleep 0.05
-done
-kill -0 "$job" 2>/dev/null || { cat "$tmp/killed" >&2; fail "the job ended before it could be killed"; }
-# Every rank at once, as a lost node would take them (the checkpoint
-# directory's name, in their command lines, is this test's own).
-for proc in /proc/[0-9]*; do
-    if tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -q -- "--checkpoint-dir $ck"; then
-        kill -KILL "${proc#/proc/}" 2>/dev/null || true
-    fi
-done
-kill -KILL "$job" 2>/dev/null || true
-wait "$job" 2>/dev/null || true
-last=$(newest)
+kill_after_commit $! "$ck" 20 "$tmp/killed"
+last=$(ckpt_newest "$ck")
 check "$last >= 20 && $last < $total" "the last commit before the kill is step $last"
 "$loom_ckpt" -d "$ck" verify >/dev/null || fail "loom-ckpt verify: the directory is not valid after the kill"
 echo "killed at 4 ranks; last committed step $last"
@@ -57,5 +38,5 @@ check "$steps == $total" "the resumed run ended after $steps steps, not $total"
 expect_loom "$tmp/resumed"
 "$compare_params" "$tmp/ref.bin" "$tmp/resumed.bin" 1e-6 ||
     fail "the resumed run's parameters differ from the uninterrupted run's"
-check "$(newest) == $total" "the resumed run did not commit step $total"
+check "$(ckpt_newest "$ck") == $total" "the resumed run did not commit step $total"
 echo "PASS: killed at 4 ranks after step $last, resumed at 2, same parameters at step $total"

@@ -17,33 +17,13 @@ args=(--hidden "64" --train-limit 2000 --test-limit 500 --batch 50 --epochs 20
 # between seeing step 20 committed and the kill.
 total=400 every=10 ck=$tmp/ck
 
-newest() {
-    "$loom_ckpt" -d "$ck" list 2>/dev/null | awk 'NR > 1 { s = $1 } END { print s + 0 }'
-}
-
 # 20 ms of sleep per step, so that the kill lands between two checkpoints.
 timeout -k 5 200 "${MPIRUN:-mpirun}" -np 4 --oversubscribe \
     --mca mpi_yield_when_idle 1 -x OPENBLAS_NUM_THREADS --mca coll_loom_priority 100 \
     "${filter_mca[@]}" "$train_mlp" "${args[@]}" --quiet --steps $total \
     --checkpoint-dir "$ck" --checkpoint-every $every --step-sleep-ms 20 >"$tmp/killed" 2>&1 &
-job=$!
-for _ in $(seq 1000); do
-    [ "$(newest)" -ge 20 ] && break
-    kill -0 "$job" 2>/dev/null || break
-    sleep 0.05
-done
-kill -0 "$job" 2>/dev/null || { cat "$tmp/killed" >&2; fail "the job ended before it could be killed"; }
-# No process per candidate (a loaded machine would let the job run on
-# while the scan forks): bash reads each command line itself.
-for proc in /proc/[0-9]*; do
-    mapfile -d '' argv <"$proc/cmdline" 2>/dev/null || continue
-    if [[ " ${argv[*]} " == *" --checkpoint-dir $ck "* ]]; then
-        kill -KILL "${proc#/proc/}" 2>/dev/null || true
-    fi
-done
-kill -KILL "$job" 2>/dev/null || true
-wait "$job" 2>/dev/null || true
-last=$(newest)
+kill_after_commit $! "$ck" 20 "$tmp/killed"
+last=$(ckpt_newest "$ck")
 check "$last >= 20 && $last < $total" "the last commit before the kill is step $last"
 "$loom_ckpt" -d "$ck" verify >/dev/null || fail "loom-ckpt verify: the directory is not valid after the kill"
 "$loom_ckpt" -d "$ck" show "$last" 2>/dev/null | grep -q 'lf\.p' ||
@@ -59,5 +39,5 @@ check "${restored:-0} > 0" "the resumed run restored ${restored:-no} residual by
 steps=$(field steps "$tmp/resumed")
 check "$steps == $total" "the resumed run ended after $steps steps, not $total"
 expect_filtered "$tmp/resumed"
-check "$(newest) == $total" "the resumed run did not commit step $total"
+check "$(ckpt_newest "$ck") == $total" "the resumed run did not commit step $total"
 echo "PASS: filtered, killed at 4 ranks after step $last, resumed at 3 with $restored residual bytes"
