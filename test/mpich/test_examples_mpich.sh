@@ -20,8 +20,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 [ -f "$top/test/mpich/config.sh" ] ||
     fail "$top/test/mpich/config.sh is missing (run from the top build directory, after configure)"
+# shellcheck source=/dev/null
 . "$top/test/mpich/config.sh"
-if [ "$loom_mpich" != yes ]; then
+if [ "${loom_mpich:-}" != yes ]; then
     echo "SKIP: configure found no MPICH (apt-get install libmpich-dev mpich, then re-run configure)"
     exit 77
 fi
