@@ -19,6 +19,7 @@ AC_DEFUN([LOOM_CHECK_MPICH], [
              (default: mpicc.mpich and mpiexec.mpich on PATH, when present)])],
         [], [with_mpich=check])
     loom_mpich=no
+    loom_mpich_where=
     MPICH_CC=
     MPIEXEC_MPICH=
     AS_CASE([$with_mpich],
@@ -28,12 +29,15 @@ AC_DEFUN([LOOM_CHECK_MPICH], [
             AC_PATH_PROGS([MPIEXEC_MPICH], [mpiexec.mpich mpiexec.hydra], [])],
         [
             AC_PATH_PROGS([MPICH_CC], [mpicc.mpich mpicc], [], [$with_mpich/bin])
+            loom_mpich_where=" in $with_mpich/bin"
             AC_PATH_PROGS([MPIEXEC_MPICH], [mpiexec.mpich mpiexec.hydra mpiexec], [],
                 [$with_mpich/bin])])
     AS_IF([test "x$with_mpich" != xno], [_LOOM_MPICH_FLAGS])
+    AS_IF([test "x$loom_mpich" = xno && test "x$with_mpich" != xno],
+        [loom_mpich_summary="no: $loom_mpich_why; MPICH builds and tests skipped"])
     AS_IF([test "x$loom_mpich" = xno && test "x$with_mpich" != xno &&
            test "x$with_mpich" != xcheck],
-        [AC_MSG_ERROR([--with-mpich=$with_mpich: $loom_mpich_summary])])
+        [AC_MSG_ERROR([--with-mpich=$with_mpich: $loom_mpich_why])])
     AC_SUBST([MPICH_CC])
     AC_SUBST([MPICH_CFLAGS])
     AC_SUBST([MPICH_LIBS])
@@ -47,14 +51,15 @@ AC_DEFUN([LOOM_CHECK_MPICH], [
 # each -L directory outside the system's own an rpath as LOOM_CHECK_OMPI
 # does (a system rpath would only reorder the search), then prove that the
 # pair compiles an MPICH program (mpi.h defines MPICH_VERSION, which Open
-# MPI's does not) and links it.  Sets loom_mpich and loom_mpich_summary.
+# MPI's does not) and links it.  Sets loom_mpich, and either
+# loom_mpich_summary (found) or loom_mpich_why (what is missing).
 AC_DEFUN([_LOOM_MPICH_FLAGS], [
     MPICH_CFLAGS=
     MPICH_LIBS=
     AS_IF([test -z "$MPICH_CC"],
-        [loom_mpich_summary="no: MPICH builds and tests skipped (apt-get install libmpich-dev mpich)"],
+        [loom_mpich_why="no mpicc.mpich$loom_mpich_where (apt-get install libmpich-dev mpich)"],
         [test -z "$MPIEXEC_MPICH"],
-        [loom_mpich_summary="no: $MPICH_CC found but no mpiexec.mpich (apt-get install mpich)"],
+        [loom_mpich_why="$MPICH_CC found but no mpiexec.mpich$loom_mpich_where (apt-get install mpich)"],
         [
         loom_mpich_show=`"$MPICH_CC" -show 2>/dev/null`
         loom_mpich_word=compiler
@@ -84,7 +89,7 @@ AC_DEFUN([_LOOM_MPICH_FLAGS], [
         AS_IF([test "x$loom_mpich" = xyes], [_LOOM_MPICH_STATUSES_IGNORE])
         AS_IF([test "x$loom_mpich" = xyes],
             [loom_mpich_summary="$loom_mpich_version ($MPICH_CC, $MPIEXEC_MPICH)"],
-            [loom_mpich_summary="no: $MPICH_CC -show gave flags that do not build an MPICH program (see config.log)"])
+            [loom_mpich_why="$MPICH_CC -show gave flags that do not build an MPICH program (see config.log)"])
         ])
 ])
 
