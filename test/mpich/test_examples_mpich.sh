@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # The examples built against MPICH (examples/mpich/) run under MPICH's
 # launcher on 1, 2 and 3 ranks and compute what their Open MPI builds do:
 #   - each links MPICH's libmpich and not Open MPI's libmpi;
@@ -9,13 +9,14 @@
 #     of the Open MPI build on 1 rank (same code, same BLAS; the allreduce
 #     of one rank is a copy), on 2 and 3 ranks equal to them within 1e-5
 #     relative (the sums' order is the MPI's own), as test_dp_equal.sh
-#     asks of Open MPI across rank counts.
+#     asks of Open MPI across rank counts;
+#   - a checkpoint of step 20 saved under one MPI resumes under the other,
+#     on another rank count, and reaches those parameters at step 40.
 # Skips (77) only when configure found no MPICH; train_mlp's part is left
 # out, and says so, where the training examples or their data are absent.
 set -u
 top=${abs_top_builddir:-$PWD}
 src=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-run=$src/test/mpich/run.sh
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 [ -f "$top/test/mpich/config.sh" ] ||
@@ -44,13 +45,19 @@ linked_to_mpich() {
     fi
 }
 
-# mpich NP OUT PROGRAM ARGS...: run it, output in OUT, shown on failure.
-mpich() {
-    np=$1 out=$2
-    shift 2
-    "$run" "$np" "$@" >"$out" 2>&1
+# launch MPI NP OUT PROGRAM ARGS...: PROGRAM on NP ranks of MPI (mpich:
+# test/mpich/run.sh; ompi: mpirun, with Open MPI's own collectives, as
+# Loom's component is not on its path); output in OUT, shown on failure.
+launch() {
+    local mpi=$1 np=$2 out=$3 rc
+    shift 3
+    case $mpi in
+        mpich) "$src/test/mpich/run.sh" "$np" "$@" >"$out" 2>&1 ;;
+        ompi) timeout -k 5 120 "${MPIRUN:-mpirun}" -np "$np" --oversubscribe \
+                  --mca mpi_yield_when_idle 1 "$@" </dev/null >"$out" 2>&1 ;;
+    esac
     rc=$?
-    [ $rc -eq 0 ] || { cat "$out"; fail "$* on $np MPICH ranks exited $rc"; }
+    [ $rc -eq 0 ] || { cat "$out"; fail "$* on $np $mpi ranks exited $rc"; }
 }
 
 # ------------------------------------------------------ allreduce_compare
@@ -58,14 +65,14 @@ exe=$top/examples/mpich/allreduce_compare
 linked_to_mpich "$exe"
 for np in 1 2 3; do
     out=$tmp/compare$np
-    mpich "$np" "$out" "$exe" mpich 65536
+    launch mpich "$np" "$out" "$exe" mpich 65536
     grep -qx "# mpich: MPI_Allreduce, double sum, $np ranks" "$out" ||
         { cat "$out"; fail "allreduce_compare does not report a world of $np ranks"; }
     grep -qx '# mpich: all results correct' "$out" ||
         { cat "$out"; fail "allreduce_compare on $np ranks found wrong sums"; }
     # One row per size, doubling from 8 B, each with a time (0.0 us is
     # possible: one rank's allreduce is a copy).
-    awk -v np="$np" '
+    awk '
         /^#/ { next }
         { want = want ? want * 2 : 8
           if ($1 != want || $2 !~ /^[0-9]+\.[0-9]$/) { print "row " NR ": " $0 " (wanted " want " B and a time)"; bad = 1 } }
@@ -84,18 +91,17 @@ if [ ! -f "$data/train-images-idx3-ubyte.gz" ]; then
     echo "== train_mlp: no Fashion-MNIST in $data (apt-get install dataset-fashion-mnist), its part is left out"
     exit 0
 fi
-exe=$top/examples/mpich/train_mlp
-linked_to_mpich "$exe"
+declare -A train=([mpich]=$top/examples/mpich/train_mlp [ompi]=$top/examples/train_mlp)
+linked_to_mpich "${train[mpich]}"
 compare=$top/test/train/compare_params
 [ -x "$compare" ] || fail "$compare is not built"
-set -- --data "$data" --hidden 64,32 --train-limit 2000 --test-limit 200 --batch 50 \
-    --epochs 2 --steps 40 --quiet
-# Open MPI's own collectives (Loom's component is not on the path).
-timeout -k 5 120 "${MPIRUN:-mpirun}" -np 1 "$top/examples/train_mlp" "$@" \
-    --dump-params "$tmp/ompi1" >"$tmp/ompi1.out" 2>&1 ||
-    { cat "$tmp/ompi1.out"; fail "the Open MPI build of train_mlp failed on 1 rank"; }
+args=(--data "$data" --hidden "64,32" --train-limit 2000 --test-limit 200 --batch 50 --epochs 2)
+
+launch ompi 1 "$tmp/ompi1.out" "${train[ompi]}" "${args[@]}" --steps 40 --quiet \
+    --dump-params "$tmp/ompi1"
 for np in 1 2 3; do
-    mpich "$np" "$tmp/mpich$np.out" "$exe" "$@" --dump-params "$tmp/mpich$np"
+    launch mpich "$np" "$tmp/mpich$np.out" "${train[mpich]}" "${args[@]}" --steps 40 --quiet \
+        --dump-params "$tmp/mpich$np"
     grep -q "^SUMMARY ranks=$np .*steps=40 " "$tmp/mpich$np.out" ||
         { cat "$tmp/mpich$np.out"; fail "train_mlp on $np MPICH ranks did not report 40 steps on $np ranks"; }
 done
@@ -106,3 +112,25 @@ for np in 2 3; do
         fail "train_mlp on $np MPICH ranks reached other parameters than Open MPI on 1 rank"
 done
 echo "== train_mlp, 40 steps: MPICH on 1 rank equals Open MPI's bit for bit; on 2 and 3 ranks within 1e-5"
+
+# A checkpoint (libloom-ckpt) is the job's, not its MPI's.
+# resume_across SAVE_MPI SAVE_NP RESUME_MPI RESUME_NP: SAVE_MPI runs to
+# step 20, checkpointing every 10, and stops; RESUME_MPI resumes from its
+# step 20, runs steps 21 to 40 alone, and ends where the uninterrupted run
+# on 1 rank did.
+resume_across() {
+    local ck=$tmp/ck-$1-$3 out=$tmp/resume-$3.out
+    launch "$1" "$2" "$tmp/save-$1.out" "${train[$1]}" "${args[@]}" --steps 20 \
+        --checkpoint-dir "$ck" --checkpoint-every 10
+    launch "$3" "$4" "$out" "${train[$3]}" "${args[@]}" --steps 40 \
+        --checkpoint-dir "$ck" --checkpoint-every 10 --dump-params "$tmp/resumed-$3"
+    grep -q "^resumed from checkpoint step 20 .* on $4 ranks" "$out" ||
+        { cat "$out"; fail "$3 on $4 ranks did not resume from $1's step 20"; }
+    grep -q "^SUMMARY ranks=$4 .*steps=40 .*grad_allreduces=20 " "$out" ||
+        { cat "$out"; fail "$3 on $4 ranks did not run steps 21 to 40 alone"; }
+    "$compare" "$tmp/ompi1" "$tmp/resumed-$3" 1e-5 ||
+        fail "saved by $1 on $2 ranks, resumed by $3 on $4: other parameters than the uninterrupted run"
+    echo "== train_mlp: step 20 saved under $1 on $2 ranks, resumed under $3 on $4, same parameters at step 40"
+}
+resume_across mpich 2 ompi 3
+resume_across ompi 3 mpich 2
