@@ -3,9 +3,9 @@
 set -euo pipefail
 pkgs=(autoconf automake libtool pkg-config make gcc
       libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev libjansson-dev libxxhash-dev libzstd-dev check libsubunit-dev
+      libmpich-dev mpich hpcc
       libopenblas-dev zlib1g-dev dataset-fashion-mnist python3-mpi4py python3-numpy
-      gnuplot-nox
-      libmpich-dev mpich hpcc python3-jsonschema)
+      gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
