@@ -11,16 +11,16 @@
 # Which launcher: $MPIEXEC_MPICH, else what configure found
 # (test/mpich/config.sh in the build tree), else mpiexec.mpich on PATH.
 # Hydra runs as root without being asked, and starts more ranks than
-# cores; -launcher fork starts them as local processes, so no ssh and no
-# resolvable host name is needed.  The environment reaches every rank
+# cores (but its ranks poll while they wait: docs/mpich.md); -launcher
+# fork starts them as local processes, so no ssh is needed.  The environment reaches every rank
 # (hydra's default).  To preload a tool (the PMPI profiler) set
 # LOOM_MPICH_PRELOAD=/path/lib.so: it reaches the ranks alone, through
 # hydra's -genv, where LD_PRELOAD in the caller's environment would load
 # the tool into timeout and mpiexec as well.
 #
 # Limits: LOOM_MPICH_TIMEOUT seconds (default 120), then the job is killed
-# and the exit status is 124.  Otherwise the exit status is mpiexec's: the
-# highest of the ranks' (77 stays 77 for a program that skips).
+# and the exit status is 124.  Otherwise the exit status is mpiexec's: a
+# failing rank's (77 stays 77 for a program that skips).
 
 set -u
 
