@@ -12,11 +12,11 @@
 # (test/mpich/config.sh in the build tree), else mpiexec.mpich on PATH.
 # Hydra runs as root without being asked, and starts more ranks than
 # cores (but its ranks poll while they wait: docs/mpich.md); -launcher
-# fork starts them as local processes, so no ssh is needed.  The environment reaches every rank
-# (hydra's default).  To preload a tool (the PMPI profiler) set
-# LOOM_MPICH_PRELOAD=/path/lib.so: it reaches the ranks alone, through
-# hydra's -genv, where LD_PRELOAD in the caller's environment would load
-# the tool into timeout and mpiexec as well.
+# fork starts them as local processes, so no ssh is needed.  The
+# environment reaches every rank (hydra's default).  To preload a tool
+# (the PMPI profiler) set LOOM_MPICH_PRELOAD=/path/lib.so: it reaches the
+# ranks alone, through hydra's -genv, where LD_PRELOAD in the caller's
+# environment would load the tool into timeout and mpiexec as well.
 #
 # Limits: LOOM_MPICH_TIMEOUT seconds (default 120), then the job is killed
 # and the exit status is 124.  Otherwise the exit status is mpiexec's: a
