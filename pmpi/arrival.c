@@ -1,0 +1,187 @@
+/*
+ * Wait for the last arrival (docs/pmpi.md, "Who arrives last").
+ *
+ * Each rank writes its corrected entry time of every collective on a
+ * communicator into a window; collectives on a communicator are numbered
+ * alike on all members, so entry i of a window is the same call everywhere.
+ * When a window is full the rank starts, on the communicator's shadow (a
+ * duplicate made at its first collective, when every member makes it), two
+ * nonblocking reductions of it: MAXLOC over (time, rank) gives the latest
+ * entry and who made it, MIN the earliest.  They complete at a later
+ * collective on the communicator or when the other window fills: a blocking
+ * exchange inside the user's call could deadlock a legal program (a bcast
+ * root returns early and then sends to a rank that has not entered yet).
+ * Two windows per communicator bound the memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmpi.h"
+
+static int loom_pmpi_window_alloc(loom_pmpi_window_t *w, int n)
+{
+    w->maxloc_in = calloc((size_t)n, sizeof(*w->maxloc_in));
+    w->maxloc_out = calloc((size_t)n, sizeof(*w->maxloc_out));
+    w->min_in = calloc((size_t)n, sizeof(double));
+    w->min_out = calloc((size_t)n, sizeof(double));
+    w->site = calloc((size_t)n, sizeof(int));
+    w->req[0] = w->req[1] = MPI_REQUEST_NULL;
+    w->n = 0;
+    w->inflight = 0;
+    return w->maxloc_in != NULL && w->maxloc_out != NULL && w->min_in != NULL &&
+           w->min_out != NULL && w->site != NULL;
+}
+
+static void loom_pmpi_window_release(loom_pmpi_window_t *w)
+{
+    free(w->maxloc_in);
+    free(w->maxloc_out);
+    free(w->min_in);
+    free(w->min_out);
+    free(w->site);
+    memset(w, 0, sizeof(*w));
+}
+
+/* The slow path of a communicator's first collective: its shadow and windows.
+ * Intercommunicators and single ranks have no last arrival to measure. */
+static int loom_pmpi_arrival_setup(loom_pmpi_comm_t *c)
+{
+    int ok;
+
+    c->shadow_ready = -1;
+    if (c->inter || c->size < 2) {
+        return 0;
+    }
+    if (PMPI_Comm_dup(c->comm, &c->shadow) != MPI_SUCCESS) {
+        return 0;
+    }
+    ok = loom_pmpi_window_alloc(&c->win[0], loom_pmpi.settings.window) &&
+         loom_pmpi_window_alloc(&c->win[1], loom_pmpi.settings.window);
+    if (!ok) {
+        loom_pmpi_window_release(&c->win[0]);
+        loom_pmpi_window_release(&c->win[1]);
+        PMPI_Comm_free(&c->shadow);
+        return 0;
+    }
+    c->shadow_ready = 1;
+    return 1;
+}
+
+static void loom_pmpi_window_start(loom_pmpi_comm_t *c, loom_pmpi_window_t *w)
+{
+    PMPI_Iallreduce(w->maxloc_in, w->maxloc_out, w->n, MPI_DOUBLE_INT, MPI_MAXLOC, c->shadow,
+                    &w->req[0]);
+    PMPI_Iallreduce(w->min_in, w->min_out, w->n, MPI_DOUBLE, MPI_MIN, c->shadow, &w->req[1]);
+    w->inflight = 1;
+    c->pending++;
+}
+
+/* The results: each call's wait goes to its site, and this rank's lateness
+ * (times last, time behind the earliest entry) to the rank's totals. */
+static void loom_pmpi_window_finish(loom_pmpi_comm_t *c, loom_pmpi_window_t *w)
+{
+    loom_pmpi_site_t *s;
+    double wait;
+    uint64_t wait_ns;
+    int i;
+
+    for (i = 0; i < w->n; ++i) {
+        s = &loom_pmpi.sites[w->site[i]];
+        wait = w->maxloc_out[i].t - w->maxloc_in[i].t;
+        wait_ns = wait > 0 ? (uint64_t)(wait * 1e9) : 0;
+        s->wait_n++;
+        s->wait_sum += wait_ns;
+        s->wait_hist[loom_pmpi_hist_bin(wait_ns)]++;
+        if (w->maxloc_out[i].rank == c->rank) {
+            s->times_last++;
+            loom_pmpi.times_last++;
+        }
+        if (w->maxloc_in[i].t > w->min_out[i]) {
+            loom_pmpi.lateness_sum += w->maxloc_in[i].t - w->min_out[i];
+        }
+        loom_pmpi.arrivals++;
+    }
+    w->n = 0;
+    w->inflight = 0;
+    c->pending--;
+}
+
+void loom_pmpi_arrival_progress(loom_pmpi_comm_t *c, int wait)
+{
+    loom_pmpi_window_t *w;
+    int i, done;
+
+    for (i = 0; i < 2 && c->pending > 0; ++i) {
+        w = &c->win[i];
+        if (!w->inflight) {
+            continue;
+        }
+        if (wait) {
+            PMPI_Waitall(2, w->req, MPI_STATUSES_IGNORE);
+            done = 1;
+        } else {
+            PMPI_Testall(2, w->req, &done, MPI_STATUSES_IGNORE);
+        }
+        if (done) {
+            loom_pmpi_window_finish(c, w);
+        }
+    }
+}
+
+void loom_pmpi_arrival_record(loom_pmpi_comm_t *c, int site, uint64_t entry_ns)
+{
+    loom_pmpi_window_t *w;
+
+    if (c->shadow_ready == 0 && !loom_pmpi_arrival_setup(c)) {
+        return;
+    }
+    if (c->shadow_ready < 0) {
+        return;
+    }
+    if (c->pending > 0) {
+        loom_pmpi_arrival_progress(c, 0);
+    }
+    w = &c->win[c->cur];
+    w->maxloc_in[w->n].t = loom_pmpi_corrected(entry_ns);
+    w->maxloc_in[w->n].rank = c->rank;
+    w->min_in[w->n] = w->maxloc_in[w->n].t;
+    w->site[w->n] = site;
+    if (++w->n < loom_pmpi.settings.window) {
+        return;
+    }
+    loom_pmpi_window_start(c, w);
+    c->cur ^= 1;
+    if (c->win[c->cur].inflight) {
+        /* Both windows are in flight: the older one, started W collectives
+         * ago by every member, must end before its memory is refilled. */
+        w = &c->win[c->cur];
+        PMPI_Waitall(2, w->req, MPI_STATUSES_IGNORE);
+        loom_pmpi_window_finish(c, w);
+    }
+}
+
+void loom_pmpi_arrival_flush_start(loom_pmpi_comm_t *c)
+{
+    loom_pmpi_window_t *w;
+
+    if (c->shadow_ready <= 0) {
+        return;
+    }
+    w = &c->win[c->cur];
+    if (w->n > 0 && !w->inflight) {
+        loom_pmpi_window_start(c, w);
+        c->cur ^= 1;
+    }
+}
+
+void loom_pmpi_arrival_free(loom_pmpi_comm_t *c)
+{
+    if (c->shadow_ready <= 0) {
+        return;
+    }
+    loom_pmpi_arrival_progress(c, 1);
+    loom_pmpi_window_release(&c->win[0]);
+    loom_pmpi_window_release(&c->win[1]);
+    PMPI_Comm_free(&c->shadow);
+    c->shadow_ready = 0;
+}
