@@ -106,26 +106,29 @@ static void loom_pmpi_window_finish(loom_pmpi_comm_t *c, loom_pmpi_window_t *w)
     c->pending--;
 }
 
+/* Completes one window's exchange when it is done (test) or always (wait). */
+static void loom_pmpi_window_complete(loom_pmpi_comm_t *c, loom_pmpi_window_t *w, int wait)
+{
+    MPI_Status st[2];                   /* not MPI_STATUSES_IGNORE: gcc warns about it under MPICH */
+    int done = 1;
+
+    if (!w->inflight) {
+        return;
+    }
+    if (wait) {
+        PMPI_Waitall(2, w->req, st);
+    } else {
+        PMPI_Testall(2, w->req, &done, st);
+    }
+    if (done) {
+        loom_pmpi_window_finish(c, w);
+    }
+}
+
 void loom_pmpi_arrival_progress(loom_pmpi_comm_t *c, int wait)
 {
-    loom_pmpi_window_t *w;
-    int i, done;
-
-    for (i = 0; i < 2 && c->pending > 0; ++i) {
-        w = &c->win[i];
-        if (!w->inflight) {
-            continue;
-        }
-        if (wait) {
-            PMPI_Waitall(2, w->req, MPI_STATUSES_IGNORE);
-            done = 1;
-        } else {
-            PMPI_Testall(2, w->req, &done, MPI_STATUSES_IGNORE);
-        }
-        if (done) {
-            loom_pmpi_window_finish(c, w);
-        }
-    }
+    loom_pmpi_window_complete(c, &c->win[0], wait);
+    loom_pmpi_window_complete(c, &c->win[1], wait);
 }
 
 void loom_pmpi_arrival_record(loom_pmpi_comm_t *c, int site, uint64_t entry_ns)
@@ -154,13 +157,9 @@ void loom_pmpi_arrival_record(loom_pmpi_comm_t *c, int site, uint64_t entry_ns)
     }
     loom_pmpi_window_start(c, w);
     c->cur ^= 1;
-    if (c->win[c->cur].inflight) {
-        /* Both windows are in flight: the older one, started W collectives
-         * ago by every member, must end before its memory is refilled. */
-        w = &c->win[c->cur];
-        PMPI_Waitall(2, w->req, MPI_STATUSES_IGNORE);
-        loom_pmpi_window_finish(c, w);
-    }
+    /* If both windows are in flight, the older one, started W collectives
+     * ago by every member, must end before its memory is refilled. */
+    loom_pmpi_window_complete(c, &c->win[c->cur], 1);
 }
 
 void loom_pmpi_arrival_flush_start(loom_pmpi_comm_t *c)

@@ -70,7 +70,7 @@ static int loom_pmpi_known_add(uint64_t id, int size, MPI_Comm comm)
         char name[MPI_MAX_OBJECT_NAME];
 
         if (PMPI_Comm_get_name(comm, name, &len) == MPI_SUCCESS && len > 0) {
-            snprintf(k->name, sizeof(k->name), "%s", name);
+            snprintf(k->name, sizeof(k->name), "%.*s", (int)sizeof(k->name) - 1, name);
         }
     }
     return loom_pmpi.known_count++;
