@@ -20,41 +20,6 @@ const char *const loom_pmpi_fn_names[LOOM_PMPI_FN_COUNT] = {
     "MPI_Irecv", "MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
 };
 
-void loom_pmpi_hist_edges(int bin, double *lo_p, double *hi_p)
-{
-    int lead = bin / 4, frac = bin % 4;
-
-    if (bin < 4) {
-        *lo_p = bin;
-        *hi_p = bin + 1;
-        return;
-    }
-    *lo_p = (double)(4 + frac) * (double)(1ull << (lead - 2));
-    *hi_p = (double)(5 + frac) * (double)(1ull << (lead - 2));
-}
-
-double loom_pmpi_hist_median(const uint32_t *hist, uint64_t n)
-{
-    uint64_t want = (n + 1) / 2, seen = 0;
-    double lo, hi;
-    int b;
-
-    if (n == 0) {
-        return 0;
-    }
-    for (b = 0; b < LOOM_PMPI_HIST_BINS; ++b) {
-        seen += hist[b];
-        if (seen >= want) {
-            break;
-        }
-    }
-    if (b == LOOM_PMPI_HIST_BINS) {
-        b = LOOM_PMPI_HIST_BINS - 1;
-    }
-    loom_pmpi_hist_edges(b, &lo, &hi);
-    return (lo + hi) / 2;
-}
-
 uint64_t loom_pmpi_hash(uint64_t a, uint64_t b)
 {
     uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x7f4a7c159e3779b9ull + (a << 6) + (a >> 2));

@@ -84,7 +84,44 @@ def check_traffic(prof, prefix, p, i):
         fail("%s.traffic is not p2p + collectives: %s vs %s" % (prefix, rows, total))
     if p > 1 and sum(map(sum, coll)) == 0:
         fail("the collectives moved no bytes in the traffic matrix")
+    if not any(s["algorithms"] for s in prof["sites"]):
+        want = expected_collective_traffic(p, i)
+        if coll != want:
+            fail("collective traffic %s, the even spreads give %s" % (coll, want))
+        print("traffic: collectives spread as docs/pmpi.md says")
     print("traffic: the ring's p2p bytes exactly, the file = p2p + collectives")
+
+
+def expected_collective_traffic(p, i):
+    """What pmpi_prog's collectives send between ranks without Loom: the even
+    spreads of docs/pmpi.md's traffic table, rounded per site and peer as
+    a double to the nearest byte, the way the library adds them."""
+    m = [[0] * p for _ in range(p)]
+
+    def others(members, r, total):
+        for peer in members:
+            if peer != r:
+                m[r][peer] += int(total / (len(members) - 1) + 0.5)
+
+    world = list(range(p))
+    halves = [[r for r in world if r % 2 == c] for c in (0, 1)]
+    for r in world:
+        if p > 1:
+            for n in (i * N_BIG * 8, i * N_SMALL * 4, i * N_IALL * 8):   # allreduce A, B, iallreduce
+                others(world, r, 2.0 * n * (p - 1) / p)
+            if r == 0:                                  # bcast, ibcast: rooted at the first root, 0
+                others(world, r, float(i * N_BCAST * 4) * (p - 1))
+                others(world, r, float(i * N_IBCAST) * (p - 1))
+            n = i * N_A2A * 4 * p                       # alltoall
+            others(world, r, n * (p - 1) / p)
+            others(world, r, float(i * 4 * (r + 1)) * (p - 1))    # allgatherv
+            if r != 0:                                  # the checksum's reduce to 0
+                m[r][0] += 8
+        half = halves[r % 2]
+        if len(half) > 1:
+            for n in (i * N_BIG * 8, i * N_SMALL * 4):  # allreduce C, D
+                others(half, r, 2.0 * n * (len(half) - 1) / len(half))
+    return m
 
 
 def slowed_site(prof):
