@@ -5,9 +5,10 @@
  * communicator into a window; collectives on a communicator are numbered
  * alike on all members, so entry i of a window is the same call everywhere.
  * When a window is full the rank starts, on the communicator's shadow (a
- * duplicate made at its first collective, when every member makes it), two
- * nonblocking reductions of it: MAXLOC over (time, rank) gives the latest
- * entry and who made it, MIN the earliest.  They complete at a later
+ * duplicate made at its first collective, when every member makes it), one
+ * nonblocking MAXLOC reduction of it over (time, rank) pairs: the times give
+ * the latest entry and who made it, their negations (a second half of the
+ * same message, so one exchange instead of two) the earliest.  They complete at a later
  * collective on the communicator or when the other window fills: a blocking
  * exchange inside the user's call could deadlock a legal program (a bcast
  * root returns early and then sends to a rank that has not entered yet).
@@ -20,24 +21,19 @@
 
 static int loom_pmpi_window_alloc(loom_pmpi_window_t *w, int n)
 {
-    w->maxloc_in = calloc((size_t)n, sizeof(*w->maxloc_in));
-    w->maxloc_out = calloc((size_t)n, sizeof(*w->maxloc_out));
-    w->min_in = calloc((size_t)n, sizeof(double));
-    w->min_out = calloc((size_t)n, sizeof(double));
+    w->in = calloc(2 * (size_t)n, sizeof(*w->in));
+    w->out = calloc(2 * (size_t)n, sizeof(*w->out));
     w->site = calloc((size_t)n, sizeof(int));
-    w->req[0] = w->req[1] = MPI_REQUEST_NULL;
+    w->req = MPI_REQUEST_NULL;
     w->n = 0;
     w->inflight = 0;
-    return w->maxloc_in != NULL && w->maxloc_out != NULL && w->min_in != NULL &&
-           w->min_out != NULL && w->site != NULL;
+    return w->in != NULL && w->out != NULL && w->site != NULL;
 }
 
 static void loom_pmpi_window_release(loom_pmpi_window_t *w)
 {
-    free(w->maxloc_in);
-    free(w->maxloc_out);
-    free(w->min_in);
-    free(w->min_out);
+    free(w->in);
+    free(w->out);
     free(w->site);
     memset(w, 0, sizeof(*w));
 }
@@ -69,9 +65,15 @@ static int loom_pmpi_arrival_setup(loom_pmpi_comm_t *c)
 
 static void loom_pmpi_window_start(loom_pmpi_comm_t *c, loom_pmpi_window_t *w)
 {
-    PMPI_Iallreduce(w->maxloc_in, w->maxloc_out, w->n, MPI_DOUBLE_INT, MPI_MAXLOC, c->shadow,
-                    &w->req[0]);
-    PMPI_Iallreduce(w->min_in, w->min_out, w->n, MPI_DOUBLE, MPI_MIN, c->shadow, &w->req[1]);
+    int i;
+
+    /* The negations go right after the n entries written: a partial window
+     * (a flush) sends 2n pairs, like a full one. */
+    for (i = 0; i < w->n; ++i) {
+        w->in[w->n + i].t = -w->in[i].t;
+        w->in[w->n + i].rank = c->rank;
+    }
+    PMPI_Iallreduce(w->in, w->out, 2 * w->n, MPI_DOUBLE_INT, MPI_MAXLOC, c->shadow, &w->req);
     w->inflight = 1;
     c->pending++;
 }
@@ -81,23 +83,25 @@ static void loom_pmpi_window_start(loom_pmpi_comm_t *c, loom_pmpi_window_t *w)
 static void loom_pmpi_window_finish(loom_pmpi_comm_t *c, loom_pmpi_window_t *w)
 {
     loom_pmpi_site_t *s;
-    double wait;
+    double wait, own, earliest;
     uint64_t wait_ns;
     int i;
 
     for (i = 0; i < w->n; ++i) {
         s = &loom_pmpi.sites[w->site[i]];
-        wait = w->maxloc_out[i].t - w->maxloc_in[i].t;
+        own = w->in[i].t;
+        earliest = -w->out[w->n + i].t;
+        wait = w->out[i].t - own;
         wait_ns = wait > 0 ? (uint64_t)(wait * 1e9) : 0;
         s->wait_n++;
         s->wait_sum += wait_ns;
         s->wait_hist[loom_pmpi_hist_bin(wait_ns)]++;
-        if (w->maxloc_out[i].rank == c->rank) {
+        if (w->out[i].rank == c->rank) {
             s->times_last++;
             loom_pmpi.times_last++;
         }
-        if (w->maxloc_in[i].t > w->min_out[i]) {
-            loom_pmpi.lateness_sum += w->maxloc_in[i].t - w->min_out[i];
+        if (own > earliest) {
+            loom_pmpi.lateness_sum += own - earliest;
         }
         loom_pmpi.arrivals++;
     }
@@ -109,16 +113,16 @@ static void loom_pmpi_window_finish(loom_pmpi_comm_t *c, loom_pmpi_window_t *w)
 /* Completes one window's exchange when it is done (test) or always (wait). */
 static void loom_pmpi_window_complete(loom_pmpi_comm_t *c, loom_pmpi_window_t *w, int wait)
 {
-    MPI_Status st[2];                   /* not MPI_STATUSES_IGNORE: gcc warns about it under MPICH */
+    MPI_Status st;
     int done = 1;
 
     if (!w->inflight) {
         return;
     }
     if (wait) {
-        PMPI_Waitall(2, w->req, st);
+        PMPI_Wait(&w->req, &st);
     } else {
-        PMPI_Testall(2, w->req, &done, st);
+        PMPI_Test(&w->req, &done, &st);
     }
     if (done) {
         loom_pmpi_window_finish(c, w);
@@ -148,9 +152,8 @@ void loom_pmpi_arrival_record(loom_pmpi_comm_t *c, int site, uint64_t entry_ns)
     if (c->pending > 0 && (w->n & 15) == 0) {
         loom_pmpi_arrival_progress(c, 0);
     }
-    w->maxloc_in[w->n].t = loom_pmpi_corrected(entry_ns);
-    w->maxloc_in[w->n].rank = c->rank;
-    w->min_in[w->n] = w->maxloc_in[w->n].t;
+    w->in[w->n].t = loom_pmpi_corrected(entry_ns);
+    w->in[w->n].rank = c->rank;
     w->site[w->n] = site;
     if (++w->n < loom_pmpi.settings.window) {
         return;

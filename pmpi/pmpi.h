@@ -88,7 +88,6 @@ double loom_pmpi_hist_median(const uint32_t *hist, uint64_t n);
 /* ------------------------------------------------------------- sites */
 #define LOOM_PMPI_SITE_CAP 1024         /* power of two */
 #define LOOM_PMPI_SIZE_CLASSES 48       /* log2 of bytes, 0 for 0 bytes */
-#define LOOM_PMPI_ALG_NONE 0
 
 /* One call site x communicator x function: what the call path updates. */
 typedef struct {
@@ -119,12 +118,14 @@ loom_pmpi_site_t *loom_pmpi_site_get(const void *ret, uint64_t comm_id, int fn);
 #define LOOM_PMPI_ID_WORLD 1
 #define LOOM_PMPI_ID_SELF 2
 
-/* One window of entry times: what the last-arrival exchange sends. */
+/* One window of entry times: what the last-arrival exchange sends, one
+ * MPI_MAXLOC over 2W (time, rank) pairs: entry i is call i's entry time,
+ * entry W + i its negation, so the maximum of the first half is the latest
+ * entry and of the second half minus the earliest. */
 typedef struct {
-    struct loom_pmpi_stamp { double t; int rank; } *maxloc_in, *maxloc_out;
-    double *min_in, *min_out;
+    struct loom_pmpi_stamp { double t; int rank; } *in, *out;
     int *site;                          /* index into the site table */
-    MPI_Request req[2];
+    MPI_Request req;
     int n;                              /* entries written */
     int inflight;                       /* its exchange is under way */
 } loom_pmpi_window_t;

@@ -2,7 +2,8 @@
 # libloom-pmpi's overhead per call (make bench-pmpi; docs/pmpi.md has the
 # numbers): MPI_Barrier on 1 rank and an 8-byte MPI_Allreduce on 2 ranks,
 # each run ROUNDS times without and with LD_PRELOAD, interleaved so that a
-# machine getting busier slows both alike; the medians and their difference.
+# machine getting busier slows both alike; each run reports its fastest
+# batch (bench_pmpi.c); the medians over runs and their difference.
 #
 #   bench_pmpi.sh BUILDDIR [ROUNDS]      (default 7)
 set -u
