@@ -87,7 +87,7 @@ double loom_pmpi_hist_median(const uint32_t *hist, uint64_t n);
 
 /* ------------------------------------------------------------- sites */
 #define LOOM_PMPI_SITE_CAP 1024         /* power of two */
-#define LOOM_PMPI_SIZE_CLASSES 48       /* log2 of bytes, 0 for 0 bytes */
+#define LOOM_PMPI_SIZE_CLASSES 48       /* 1 + floor(log2 bytes); 0 for 0 bytes */
 
 /* One call site x communicator x function: what the call path updates. */
 typedef struct {
@@ -182,7 +182,7 @@ void loom_pmpi_request_done(MPI_Request req, int completed);
 
 /* ------------------------------------------------------------- clock */
 uint64_t loom_pmpi_now(void);           /* local monotonic ns */
-/* ns since rank 0's start, on rank 0's clock (offset applied). */
+/* Seconds since time 0 (rank 0's clock at MPI_Init), on rank 0's clock. */
 static inline double loom_pmpi_corrected(uint64_t local_ns);
 /* Ping-pong against rank 0 on the library's communicator; phase 0: MPI_Init,
  * 1: MPI_Finalize.  Sets loom_pmpi.offset_ns[phase] and rtt_ns[phase]. */
