@@ -2,7 +2,7 @@
 """Checks a libloom-pmpi profile of test/pmpi/pmpi_prog against what the
 program did (test_pmpi_*.sh run it).
 
-    check_profile.py --prefix P --stdout OUT --np N --iters I [--late R] [--alg yes|no]
+    check_profile.py --prefix P --stdout OUT --np N --iters I [--late R] [--alg yes|no] [--churn]
 
 P.json must validate against pmpi/profile.schema.json; the calls and bytes
 per function must equal both the program's own tally (its stdout) and the
@@ -21,9 +21,10 @@ import sys
 import jsonschema
 
 N_BIG, N_SMALL, N_BCAST, N_A2A, N_IALL, N_IBCAST, RING_UNIT = 1024, 16, 256, 8, 64, 128, 100
+CHURN_COMMS = 600
 
 
-def expected(p, i):
+def expected(p, i, churn):
     """Calls and bytes per function, summed over ranks (docs/pmpi.md's rules)."""
     return {
         "MPI_Allreduce": (4 * i * p, 2 * i * p * (N_BIG * 8 + N_SMALL * 4)),
@@ -32,7 +33,7 @@ def expected(p, i):
         "MPI_Allgatherv": (i * p, i * sum(4 * (r + 1) for r in range(p))),
         "MPI_Iallreduce": (i * p, i * p * N_IALL * 8),
         "MPI_Ibcast": (i * p, i * p * N_IBCAST),
-        "MPI_Barrier": (i * p, 0),
+        "MPI_Barrier": ((i + (CHURN_COMMS if churn else 0)) * p, 0),
         "MPI_Reduce": (p, 8 * p),
         "MPI_Isend": (i * p, i * sum(RING_UNIT * (r + 1) for r in range(p))),
         "MPI_Recv": (i * p, i * sum(RING_UNIT * ((r - 1) % p + 1) for r in range(p))),
@@ -44,8 +45,8 @@ def fail(msg):
     sys.exit(1)
 
 
-def check_counts(prof, out_lines, p, i):
-    want = expected(p, i)
+def check_counts(prof, out_lines, p, i, churn):
+    want = expected(p, i, churn)
     tally = {}
     for line in out_lines:
         w = line.split()
@@ -209,6 +210,7 @@ def main():
     ap.add_argument("--iters", type=int, required=True)
     ap.add_argument("--late", type=int)
     ap.add_argument("--alg", choices=["yes", "no"])
+    ap.add_argument("--churn", action="store_true", help="pmpi_prog ran with churn")
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "..", "..", "pmpi", "profile.schema.json")) as f:
@@ -221,7 +223,14 @@ def main():
         fail("the profile has %d ranks, the run %d" % (prof["ranks"], a.np))
     with open(a.stdout) as f:
         out_lines = f.readlines()
-    check_counts(prof, out_lines, a.np, a.iters)
+    check_counts(prof, out_lines, a.np, a.iters, a.churn)
+    if a.churn:
+        barriers = [s for s in prof["sites"] if s["function"] == "MPI_Barrier"]
+        if len(barriers) != CHURN_COMMS + 1:
+            fail("%d barrier sites, not one per duplicate plus MPI_COMM_WORLD's" % len(barriers))
+        if any(r["sites_dropped"] for r in prof["rank_info"]):
+            fail("sites were dropped")
+        print("%d communicators created and freed, each profiled" % CHURN_COMMS)
     check_traffic(prof, a.prefix, a.np, a.iters)
     if a.late is not None:
         check_late(prof, a.prefix, a.late)

@@ -23,12 +23,13 @@ python3 -c 'import jsonschema' 2>/dev/null ||
 # run NAME NP PRELOAD [mpirun args...]: pmpi_prog on NP ranks with
 # LD_PRELOAD=PRELOAD ("" for none) and LOOM_PMPI_OUT=$dir/NAME; stdout in
 # $dir/NAME.out, stderr in $dir/NAME.err; a failed run fails the test.
+# $prog_args (empty unless set) follow the iterations.
 run() {
     name=$1 np=$2 preload=$3; shift 3
     set -- "$@" -x LOOM_PMPI_OUT="$dir/$name"
     [ -n "$preload" ] && set -- "$@" -x LD_PRELOAD="$preload"
     timeout 120 mpirun -np "$np" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
-        "$@" "$prog" "$iters" </dev/null >"$dir/$name.out" 2>"$dir/$name.err" ||
+        "$@" "$prog" "$iters" ${prog_args:-} </dev/null >"$dir/$name.out" 2>"$dir/$name.err" ||
         { cat "$dir/$name.err" >&2; fail "$name: mpirun exited $?"; }
 }
 

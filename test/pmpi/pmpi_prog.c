@@ -3,7 +3,7 @@
  * for libloom-pmpi's tests (test_pmpi.sh).  It knows nothing of the
  * profiler: the tests run it with and without LD_PRELOAD.
  *
- *   pmpi_prog [iterations]     (default 20)
+ *   pmpi_prog [iterations [churn]]     (default 20)
  *
  * Each iteration: allreduces at four call sites (two sizes, on
  * MPI_COMM_WORLD and on "halves", a split named with MPI_Comm_set_name),
@@ -13,6 +13,10 @@
  * called (computed from the parameters, without communicating), one line
  * per function: "tally MPI_X calls C bytes B" summed over ranks, and
  * "ring R bytes B" for what rank R sent to its right neighbour.
+ *
+ * With "churn", it then duplicates MPI_COMM_WORLD CHURN_COMMS times, each
+ * for one barrier and a free: more communicators than the profiler's table
+ * holds at once, and a partial last-arrival window flushed at every free.
  *
  * LOOM_TEST_SLOW_RANK=r LOOM_TEST_SLOW_MS=ms: rank r sleeps ms before each
  * allreduce of the first call site.
@@ -30,9 +34,10 @@
 #define N_IALL 64       /* doubles */
 #define N_IBCAST 128    /* bytes */
 #define RING_UNIT 100   /* rank r sends RING_UNIT * (r + 1) bytes to r + 1 */
+#define CHURN_COMMS 600
 
 typedef struct {
-    int rank, size, iters, slow_rank, slow_ms;
+    int rank, size, iters, slow_rank, slow_ms, churn;
     MPI_Comm halves;
     double sum;         /* the checksum: every result, exactly representable */
 } prog_t;
@@ -168,7 +173,7 @@ static void prog_tally(const prog_t *p)
     prog_tally_line("MPI_Allgatherv", n * s, n * agv);
     prog_tally_line("MPI_Iallreduce", n * s, n * s * N_IALL * 8LL);
     prog_tally_line("MPI_Ibcast", n * s, n * s * N_IBCAST);
-    prog_tally_line("MPI_Barrier", n * s, 0);
+    prog_tally_line("MPI_Barrier", (n + (p->churn ? CHURN_COMMS : 0)) * s, 0);
     prog_tally_line("MPI_Reduce", s, s * 8LL);
     for (r = 0; r < p->size; ++r) {
         printf("ring %d bytes %lld\n", r, n * RING_UNIT * (r + 1LL));
@@ -196,6 +201,16 @@ int main(int argc, char **argv)
         prog_allreduces(&p, it);
         prog_others(&p, it);
         prog_ring(&p, it);
+    }
+    if (argc > 2 && strcmp(argv[2], "churn") == 0) {
+        MPI_Comm dup;
+
+        p.churn = 1;
+        for (it = 0; it < CHURN_COMMS; ++it) {
+            MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+            MPI_Barrier(dup);
+            MPI_Comm_free(&dup);
+        }
     }
     MPI_Reduce(&p.sum, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (p.rank == 0) {

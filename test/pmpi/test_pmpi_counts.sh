@@ -18,3 +18,13 @@ for np in 1 3 4; do
     [ "$(grep -c '^rank ' "$dir/rf$np")" -eq "$np" ] || fail "loom-topo placed not $np ranks"
     echo "== $np ranks: passed"
 done
+
+# Communicators created and freed by the hundred (pmpi_prog churn): every
+# one is profiled, though the table holds 512 at once, and its window is
+# flushed at its free.
+prog_args=churn
+run plainchurn 2 ""
+run churn 2 "$lib"
+same plainchurn churn
+check churn 2 --churn
+echo "== churn: passed"
