@@ -74,6 +74,9 @@ void loom_pmpi_call_posted(loom_pmpi_call_t *call, int rc, MPI_Request *req)
 {
     if (rc == MPI_SUCCESS && req != NULL && *req != MPI_REQUEST_NULL) {
         loom_pmpi_request_track(*req, (int)(call->site - loom_pmpi.sites), call->start);
+    } else if (rc == MPI_SUCCESS) {
+        /* Done already, with nothing left to wait for. */
+        loom_pmpi_site_add(call->site, loom_pmpi_now() - call->start);
     }
     loom_pmpi_call_arrived(call);
 }

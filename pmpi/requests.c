@@ -3,6 +3,11 @@
  * from the request handle to the call's site and start time, so that the
  * call is timed from its start to the Wait or Test that sees it complete.
  * Deleted from by backward shifting, as the communicator table is.
+ *
+ * One handle may stand for several calls at once: Open MPI answers a
+ * collective that is already complete (on a single rank, say) with one
+ * shared, completed request.  Such entries share a probe chain in the
+ * order they were posted, and a completion takes the oldest.
  */
 #include <string.h>
 
@@ -38,10 +43,8 @@ void loom_pmpi_request_track(MPI_Request req, int site, uint64_t start)
         return;                         /* goes untimed rather than slow */
     }
     for (probe = 0; probe < LOOM_PMPI_REQ_CAP; ++probe) {
-        if (loom_pmpi_reqs[i].key == 0 || loom_pmpi_reqs[i].key == key) {
-            if (loom_pmpi_reqs[i].key == 0) {
-                loom_pmpi.tracked++;
-            }
+        if (loom_pmpi_reqs[i].key == 0) {
+            loom_pmpi.tracked++;
             loom_pmpi_reqs[i].key = key;
             loom_pmpi_reqs[i].site = site;
             loom_pmpi_reqs[i].start = start;

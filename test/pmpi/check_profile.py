@@ -22,6 +22,7 @@ import jsonschema
 
 N_BIG, N_SMALL, N_BCAST, N_A2A, N_IALL, N_IBCAST, RING_UNIT = 1024, 16, 256, 8, 64, 128, 100
 CHURN_COMMS = 600
+N_NB = 4
 
 
 def expected(p, i, churn):
@@ -35,6 +36,14 @@ def expected(p, i, churn):
         "MPI_Ibcast": (i * p, i * p * N_IBCAST),
         "MPI_Barrier": ((i + (CHURN_COMMS if churn else 0)) * p, 0),
         "MPI_Reduce": (p, 8 * p),
+        # completed through Waitall/Testall, Waitany, Testsome, Testany: a
+        # nonblocking call counts when its completion is seen
+        "MPI_Iallgather": (i * p, i * p * N_NB * 4),
+        "MPI_Ialltoall": (i * p, i * p * 4 * p),
+        "MPI_Ireduce": (i * p, i * p * N_NB * 8),
+        "MPI_Ibarrier": (i * p, 0),
+        "MPI_Iscan": (i * p, i * p * N_NB * 4),
+        "MPI_Ireduce_scatter_block": (i * p, i * p * N_NB * 4 * p),
         "MPI_Isend": (i * p, i * sum(RING_UNIT * (r + 1) for r in range(p))),
         "MPI_Recv": (i * p, i * sum(RING_UNIT * ((r - 1) % p + 1) for r in range(p))),
     }
@@ -160,6 +169,15 @@ def expected_collective_traffic(prof, p, i):
             others(world, r, float(i * 4 * (r + 1)) * (p - 1))    # allgatherv
             if r != 0:                                  # the checksum's reduce to 0
                 to(r, r - high_bit(r) if reduce == "binomial" else 0, 8.0)
+            # prog_completions: nonblocking, so even spreads
+            others(world, r, float(i * N_NB * 4) * (p - 1))                 # iallgather
+            n = i * 4 * p                                                   # ialltoall
+            others(world, r, n * (p - 1) / p)
+            if r != 0:                                                      # ireduce to 0
+                to(r, 0, float(i * N_NB * 8))
+            to(r, r + 1, float(i * N_NB * 4))                               # iscan
+            n = i * N_NB * 4 * p                                            # ireduce_scatter_block
+            others(world, r, n * (p - 1) / p)
         half = halves[r % 2]
         if len(half) > 1:
             for n in (i * N_BIG * 8, i * N_SMALL * 4):  # allreduce C, D

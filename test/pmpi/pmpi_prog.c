@@ -8,7 +8,9 @@
  * Each iteration: allreduces at four call sites (two sizes, on
  * MPI_COMM_WORLD and on "halves", a split named with MPI_Comm_set_name),
  * bcast, alltoall, allgatherv, iallreduce + wait, ibcast + a test loop,
- * barrier, and a ring of isend/recv.  Then one reduce of the checksum.
+ * barrier, and a ring of isend/recv; then nonblocking collectives completed
+ * through every other completion call (prog_completions).  Then one reduce
+ * of the checksum.
  * Rank 0 prints the checksum and the program's own tally of what every rank
  * called (computed from the parameters, without communicating), one line
  * per function: "tally MPI_X calls C bytes B" summed over ranks, and
@@ -35,6 +37,7 @@
 #define N_IBCAST 128    /* bytes */
 #define RING_UNIT 100   /* rank r sends RING_UNIT * (r + 1) bytes to r + 1 */
 #define CHURN_COMMS 600
+#define N_NB 4          /* ints or doubles in each of prog_completions' calls */
 
 typedef struct {
     int rank, size, iters, slow_rank, slow_ms, churn;
@@ -135,6 +138,59 @@ static void prog_others(prog_t *p, int it)
     free(displs);
 }
 
+/* Nonblocking collectives completed by Waitall or Testall (alternate
+ * iterations), Waitany, Testsome and Testany: the profiler must time each
+ * to its completion, whichever call sees it. */
+static void prog_completions(prog_t *p, int it)
+{
+    int ag_in[N_NB], *ag_out, a2a_in[N_NB], *a2a_out, scan_in[N_NB], scan_out[N_NB];
+    int *rsb_in, rsb_out[N_NB], idx[2], n, flag, done, i;
+    double red_in[N_NB], red_out[N_NB];
+    MPI_Request reqs[2];
+
+    ag_out = malloc(sizeof(int) * N_NB * (size_t)p->size);
+    a2a_out = malloc(sizeof(int) * N_NB * (size_t)p->size);
+    rsb_in = malloc(sizeof(int) * N_NB * (size_t)p->size);
+    for (i = 0; i < N_NB; ++i) {
+        ag_in[i] = a2a_in[i] = scan_in[i] = p->rank + i + it;
+        red_in[i] = p->rank * 0.5 + i;
+    }
+    for (i = 0; i < N_NB * p->size; ++i) {
+        rsb_in[i] = i + p->rank;
+    }
+    /* N_NB ints per rank to allgather; one int to each peer in alltoall */
+    MPI_Iallgather(ag_in, N_NB, MPI_INT, ag_out, N_NB, MPI_INT, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Ialltoall(a2a_in, 1, MPI_INT, a2a_out, 1, MPI_INT, MPI_COMM_WORLD, &reqs[1]);
+    if (it % 2 == 0) {
+        MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    } else {
+        do {
+            MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE);
+        } while (!flag);
+    }
+    p->sum += ag_out[N_NB * p->size - 1] + a2a_out[p->size - 1];
+
+    MPI_Ireduce(red_in, red_out, N_NB, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Ibarrier(MPI_COMM_WORLD, &reqs[1]);
+    MPI_Waitany(2, reqs, &idx[0], MPI_STATUS_IGNORE);
+    MPI_Waitany(2, reqs, &idx[1], MPI_STATUS_IGNORE);
+    p->sum += p->rank == 0 ? red_out[1] : 0;
+
+    MPI_Iscan(scan_in, scan_out, N_NB, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Ireduce_scatter_block(rsb_in, rsb_out, N_NB, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[1]);
+    for (done = 0; done < 1;) {
+        MPI_Testsome(1, &reqs[0], &n, idx, MPI_STATUSES_IGNORE);
+        done += n == MPI_UNDEFINED ? 1 : n;
+    }
+    do {
+        MPI_Testany(1, &reqs[1], &idx[0], &flag, MPI_STATUS_IGNORE);
+    } while (!flag);
+    p->sum += scan_out[2] + rsb_out[3];
+    free(ag_out);
+    free(a2a_out);
+    free(rsb_in);
+}
+
 static void prog_ring(prog_t *p, int it)
 {
     int right = (p->rank + 1) % p->size, left = (p->rank + p->size - 1) % p->size;
@@ -175,6 +231,12 @@ static void prog_tally(const prog_t *p)
     prog_tally_line("MPI_Ibcast", n * s, n * s * N_IBCAST);
     prog_tally_line("MPI_Barrier", (n + (p->churn ? CHURN_COMMS : 0)) * s, 0);
     prog_tally_line("MPI_Reduce", s, s * 8LL);
+    prog_tally_line("MPI_Iallgather", n * s, n * s * N_NB * 4LL);
+    prog_tally_line("MPI_Ialltoall", n * s, n * s * 4LL * s);
+    prog_tally_line("MPI_Ireduce", n * s, n * s * N_NB * 8LL);
+    prog_tally_line("MPI_Ibarrier", n * s, 0);
+    prog_tally_line("MPI_Iscan", n * s, n * s * N_NB * 4LL);
+    prog_tally_line("MPI_Ireduce_scatter_block", n * s, n * s * N_NB * 4LL * s);
     for (r = 0; r < p->size; ++r) {
         printf("ring %d bytes %lld\n", r, n * RING_UNIT * (r + 1LL));
     }
@@ -201,6 +263,7 @@ int main(int argc, char **argv)
         prog_allreduces(&p, it);
         prog_others(&p, it);
         prog_ring(&p, it);
+        prog_completions(&p, it);
     }
     if (argc > 2 && strcmp(argv[2], "churn") == 0) {
         MPI_Comm dup;
