@@ -147,6 +147,7 @@ static void prog_completions(prog_t *p, int it)
     int *rsb_in, rsb_out[N_NB], idx[2], n, flag, done, i;
     double red_in[N_NB], red_out[N_NB];
     MPI_Request reqs[2];
+    MPI_Status st[2];   /* not MPI_STATUSES_IGNORE: gcc warns about it under MPICH */
 
     ag_out = malloc(sizeof(int) * N_NB * (size_t)p->size);
     a2a_out = malloc(sizeof(int) * N_NB * (size_t)p->size);
@@ -162,10 +163,10 @@ static void prog_completions(prog_t *p, int it)
     MPI_Iallgather(ag_in, N_NB, MPI_INT, ag_out, N_NB, MPI_INT, MPI_COMM_WORLD, &reqs[0]);
     MPI_Ialltoall(a2a_in, 1, MPI_INT, a2a_out, 1, MPI_INT, MPI_COMM_WORLD, &reqs[1]);
     if (it % 2 == 0) {
-        MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+        MPI_Waitall(2, reqs, st);
     } else {
         do {
-            MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE);
+            MPI_Testall(2, reqs, &flag, st);
         } while (!flag);
     }
     p->sum += ag_out[N_NB * p->size - 1] + a2a_out[p->size - 1];
@@ -179,7 +180,7 @@ static void prog_completions(prog_t *p, int it)
     MPI_Iscan(scan_in, scan_out, N_NB, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[0]);
     MPI_Ireduce_scatter_block(rsb_in, rsb_out, N_NB, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[1]);
     for (done = 0; done < 1;) {
-        MPI_Testsome(1, &reqs[0], &n, idx, MPI_STATUSES_IGNORE);
+        MPI_Testsome(1, &reqs[0], &n, idx, st);
         done += n == MPI_UNDEFINED ? 1 : n;
     }
     do {
