@@ -65,11 +65,28 @@ void loom_pmpi_late_order(const loom_pmpi_profile_t *p, int *order)
     qsort(order, (size_t)p->nranks, sizeof(int), loom_pmpi_late_cmp);
 }
 
+/* The communicator's name, with the start of its id where another
+ * communicator has the same name (the two halves of a split). */
+static const char *loom_pmpi_text_comm(const loom_pmpi_profile_t *p, uint64_t id, char *buf,
+                                       size_t len)
+{
+    const char *name = loom_pmpi_comm_name(p, id);
+    int i;
+
+    for (i = 0; i < p->ncomms; ++i) {
+        if (p->comms[i].id != id && strcmp(loom_pmpi_comm_name(p, p->comms[i].id), name) == 0) {
+            snprintf(buf, len, "%.40s#%04llx", name, (unsigned long long)(id >> 48));
+            return buf;
+        }
+    }
+    return name;
+}
+
 static void loom_pmpi_text_site(const loom_pmpi_profile_t *p, const loom_pmpi_merged_t *m,
                                 int index, FILE *out)
 {
     const loom_pmpi_site_rec_t *r = &m->recs[0];
-    char where[256], alg[64], last[32];
+    char where[256], alg[64], last[32], comm[64];
     const char *name = r->symbol[0] != '\0' ? r->symbol : "?";
 
     if (r->where[0] != '\0') {
@@ -83,8 +100,9 @@ static void loom_pmpi_text_site(const loom_pmpi_profile_t *p, const loom_pmpi_me
     } else {
         snprintf(last, sizeof(last), "-");
     }
-    fprintf(out, "%3d  %-24s %-16s %-32s %8llu %12llu %10.1f %10.1f %10.1f %10.1f  %-14s %s\n",
-            index, loom_pmpi_fn_names[r->fn], loom_pmpi_comm_name(p, r->comm_id), where,
+    fprintf(out, "%3d  %-26s %-16s %-32s %8llu %12llu %10.1f %10.1f %10.1f %10.1f  %-14s %s\n",
+            index, loom_pmpi_fn_names[r->fn],
+            loom_pmpi_text_comm(p, r->comm_id, comm, sizeof(comm)), where,
             (unsigned long long)m->calls, (unsigned long long)m->bytes, m->t_min / 1e3,
             loom_pmpi_hist_median(m->hist, m->calls) / 1e3, m->t_max / 1e3,
             loom_pmpi_hist_median(m->wait_hist, m->wait_n) / 1e3, last,
@@ -99,7 +117,7 @@ void loom_pmpi_report_text(const loom_pmpi_profile_t *p, FILE *out, int top)
     fprintf(out, "libloom-pmpi: %d ranks, %d call sites; top %d by total time (times in us; "
                  "wait = median wait for the last arrival)\n",
             p->nranks, p->nsites, top < p->nsites ? top : p->nsites);
-    fprintf(out, "%3s  %-24s %-16s %-32s %8s %12s %10s %10s %10s %10s  %-14s %s\n", "#",
+    fprintf(out, "%3s  %-26s %-16s %-32s %8s %12s %10s %10s %10s %10s  %-14s %s\n", "#",
             "function", "communicator", "site", "calls", "bytes", "min", "median", "max", "wait",
             "last", "loom");
     for (i = 0; i < p->nsites && i < top; ++i) {
