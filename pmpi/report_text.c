@@ -86,13 +86,17 @@ static void loom_pmpi_text_site(const loom_pmpi_profile_t *p, const loom_pmpi_me
                                 int index, FILE *out)
 {
     const loom_pmpi_site_rec_t *r = &m->recs[0];
-    char where[256], alg[64], last[32], comm[64];
-    const char *name = r->symbol[0] != '\0' ? r->symbol : "?";
+    char where[272], alg[64], last[32], comm[64];
+    const char *base = strrchr(r->module, '/');
+    /* Without a symbol (a stripped program), the module names the site. */
+    const char *name = r->symbol[0] != '\0' ? r->symbol
+                       : base != NULL       ? base + 1
+                       : r->module[0] != '\0' ? r->module : "?";
 
     if (r->where[0] != '\0') {
-        snprintf(where, sizeof(where), "%s (%s)", name, r->where);
+        snprintf(where, sizeof(where), "%.80s (%.160s)", name, r->where);
     } else {
-        snprintf(where, sizeof(where), "%s+0x%llx", name, (unsigned long long)r->offset);
+        snprintf(where, sizeof(where), "%.160s+0x%llx", name, (unsigned long long)r->offset);
     }
     if (m->last_rank >= 0) {
         snprintf(last, sizeof(last), "rank %d (%llu)", m->last_rank,
