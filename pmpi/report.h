@@ -64,6 +64,9 @@ void loom_pmpi_resolve(const void *ret, loom_pmpi_site_rec_t *rec);
 void loom_pmpi_resolve_end(void);
 
 const char *loom_pmpi_comm_name(const loom_pmpi_profile_t *p, uint64_t id);
+/* The site's median time in ns: its histogram's, kept between the min and
+ * max it saw (a bin's middle can lie outside them). */
+double loom_pmpi_site_median(const loom_pmpi_merged_t *m);
 /* The algorithm Loom reported most often over the site's size classes. */
 const char *loom_pmpi_site_alg(const loom_pmpi_merged_t *m, char *buf, size_t len);
 /* Ranks sorted by total lateness, latest first: an array of indices. */

@@ -69,7 +69,7 @@ static json_t *loom_pmpi_json_site(const loom_pmpi_profile_t *p, const loom_pmpi
         "location", r->where,
         "calls", (json_int_t)m->calls, "bytes", (json_int_t)m->bytes, "root", r->root,
         "time", "total_s", m->t_sum * 1e-9, "min_s", m->t_min * 1e-9, "median_s",
-        loom_pmpi_hist_median(m->hist, m->calls) * 1e-9, "max_s", m->t_max * 1e-9, "histogram",
+        loom_pmpi_site_median(m) * 1e-9, "max_s", m->t_max * 1e-9, "histogram",
         loom_pmpi_json_hist(m->hist),
         "wait", "count", (json_int_t)m->wait_n, "median_s",
         loom_pmpi_hist_median(m->wait_hist, m->wait_n) * 1e-9, "mean_s",

@@ -20,6 +20,17 @@ const char *loom_pmpi_comm_name(const loom_pmpi_profile_t *p, uint64_t id)
                                                                                 : "(unnamed)";
 }
 
+double loom_pmpi_site_median(const loom_pmpi_merged_t *m)
+{
+    double med = loom_pmpi_hist_median(m->hist, m->calls);
+
+    if (m->calls == 0) {
+        return 0;
+    }
+    return med < (double)m->t_min ? (double)m->t_min : med > (double)m->t_max ? (double)m->t_max
+                                                                              : med;
+}
+
 const char *loom_pmpi_site_alg(const loom_pmpi_merged_t *m, char *buf, size_t len)
 {
     const char *algs = m->recs[0].algs, *colon;
@@ -108,7 +119,7 @@ static void loom_pmpi_text_site(const loom_pmpi_profile_t *p, const loom_pmpi_me
             index, loom_pmpi_fn_names[r->fn],
             loom_pmpi_text_comm(p, r->comm_id, comm, sizeof(comm)), where,
             (unsigned long long)m->calls, (unsigned long long)m->bytes, m->t_min / 1e3,
-            loom_pmpi_hist_median(m->hist, m->calls) / 1e3, m->t_max / 1e3,
+            loom_pmpi_site_median(m) / 1e3, m->t_max / 1e3,
             loom_pmpi_hist_median(m->wait_hist, m->wait_n) / 1e3, last,
             loom_pmpi_site_alg(m, alg, sizeof(alg)) != NULL ? alg : "-");
 }

@@ -67,6 +67,11 @@ def check_counts(prof, out_lines, p, i, churn):
         got[s["function"]] = (c + s["calls"], b + s["bytes"])
         if sum(r["calls"] for r in s["ranks"]) != s["calls"]:
             fail("%s: per-rank calls do not add up" % s["function"])
+        t = s["time"]
+        if s["calls"] and not t["min_s"] <= t["median_s"] <= t["max_s"] <= t["total_s"] + 1e-9:
+            fail("%s: min, median, max, total out of order: %s" % (s["function"], t))
+        if sum(b["count"] for b in t["histogram"]["bins"]) != s["calls"]:
+            fail("%s: the time histogram does not hold every call" % s["function"])
     for fn, (calls, nbytes) in tally.items():
         if want.get(fn) != (calls, nbytes):
             fail("the program's tally of %s %s disagrees with the formula %s" % (fn, (calls, nbytes), want.get(fn)))
