@@ -5,7 +5,9 @@
  * communicator into a window; collectives on a communicator are numbered
  * alike on all members, so entry i of a window is the same call everywhere.
  * When a window is full the rank starts, on the communicator's shadow (a
- * duplicate made at its first collective, when every member makes it), one
+ * duplicate made where every member is: in the call that created the
+ * communicator, or at its first collective for one the library did not see
+ * created), one
  * nonblocking MAXLOC reduction of it over (time, rank) pairs: the times give
  * the latest entry and who made it, their negations (a second half of the
  * same message, so one exchange instead of two) the earliest.  They complete at a later
@@ -38,12 +40,17 @@ static void loom_pmpi_window_release(loom_pmpi_window_t *w)
     memset(w, 0, sizeof(*w));
 }
 
-/* The slow path of a communicator's first collective: its shadow and windows.
- * Intercommunicators and single ranks have no last arrival to measure. */
-static int loom_pmpi_arrival_setup(loom_pmpi_comm_t *c)
+/* A communicator's shadow and windows: made inside the call that created
+ * it, where every member is, or failing that (a communicator the library
+ * met first in a call) at its first collective.  Intercommunicators and
+ * single ranks have no last arrival to measure. */
+int loom_pmpi_arrival_setup(loom_pmpi_comm_t *c)
 {
     int ok;
 
+    if (c->shadow_ready != 0) {
+        return c->shadow_ready > 0;
+    }
     c->shadow_ready = -1;
     if (c->inter || c->size < 2) {
         return 0;
@@ -139,10 +146,7 @@ void loom_pmpi_arrival_record(loom_pmpi_comm_t *c, int site, uint64_t entry_ns)
 {
     loom_pmpi_window_t *w;
 
-    if (c->shadow_ready == 0 && !loom_pmpi_arrival_setup(c)) {
-        return;
-    }
-    if (c->shadow_ready < 0) {
+    if (c->shadow_ready <= 0 && !loom_pmpi_arrival_setup(c)) {
         return;
     }
     w = &c->win[c->cur];

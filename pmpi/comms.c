@@ -158,7 +158,7 @@ loom_pmpi_comm_t *loom_pmpi_comm_get(MPI_Comm comm)
 
 void loom_pmpi_comm_created(MPI_Comm parent, MPI_Comm child, uint64_t salt)
 {
-    loom_pmpi_comm_t *p = loom_pmpi_comm_get(parent);
+    loom_pmpi_comm_t *p = loom_pmpi_comm_get(parent), *c;
     uint64_t id, order;
     int lead = 0;
     MPI_Group group, world;
@@ -180,7 +180,15 @@ void loom_pmpi_comm_created(MPI_Comm parent, MPI_Comm child, uint64_t salt)
     PMPI_Group_free(&group);
     PMPI_Group_free(&world);
     id = loom_pmpi_hash(loom_pmpi_hash(p->id, order), (uint64_t)lead);
-    (void)loom_pmpi_comm_register(child, id, 1);
+    c = loom_pmpi_comm_register(child, id, 1);
+    /* Every member is inside this creating call: the shadow made here needs
+     * no member to be anywhere else.  Made at the first collective instead,
+     * it could deadlock a legal program that starts a nonblocking collective
+     * on it and then waits in another communicator's collective for a
+     * member that has not started that one yet. */
+    if (c != NULL) {
+        (void)loom_pmpi_arrival_setup(c);
+    }
 }
 
 void loom_pmpi_comm_set_name(MPI_Comm comm, const char *name)

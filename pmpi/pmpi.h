@@ -164,6 +164,9 @@ void loom_pmpi_comm_release_all(void);
 uint64_t loom_pmpi_hash(uint64_t a, uint64_t b);
 
 /* ------------------------------------------------ last arrival (arrival.c) */
+/* Makes the communicator's shadow (collective over its members) and
+ * windows, once; returns whether its last arrivals are measured. */
+int loom_pmpi_arrival_setup(loom_pmpi_comm_t *c);
 /* Records a collective's corrected entry time in its communicator's window,
  * after the call was issued; starts the window's exchange when it is full. */
 void loom_pmpi_arrival_record(loom_pmpi_comm_t *c, int site, uint64_t entry_ns);

@@ -65,6 +65,7 @@ static int loom_pmpi_wanted(int thread_level)
 
 void loom_pmpi_start(int thread_level)
 {
+    loom_pmpi_comm_t *world;
     uint64_t t0;
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &loom_pmpi.world_rank);
@@ -81,7 +82,10 @@ void loom_pmpi_start(int thread_level)
     loom_pmpi.t0_local = t0;
     loom_pmpi_mpit_open();
     loom_pmpi.active = 1;
-    (void)loom_pmpi_comm_get(MPI_COMM_WORLD);
+    world = loom_pmpi_comm_get(MPI_COMM_WORLD);
+    if (world != NULL) {
+        (void)loom_pmpi_arrival_setup(world);   /* here, where every rank is */
+    }
     (void)loom_pmpi_comm_get(MPI_COMM_SELF);
 }
 

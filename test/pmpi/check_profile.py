@@ -33,8 +33,8 @@ def expected(p, i, churn):
         "MPI_Alltoall": (i * p, i * p * N_A2A * 4 * p),
         "MPI_Allgatherv": (i * p, i * sum(4 * (r + 1) for r in range(p))),
         "MPI_Iallreduce": (i * p, i * p * N_IALL * 8),
-        "MPI_Ibcast": (i * p, i * p * N_IBCAST),
-        "MPI_Barrier": ((i + (CHURN_COMMS if churn else 0)) * p, 0),
+        "MPI_Ibcast": ((i + 1) * p, i * p * N_IBCAST + 4 * p),     # + prog_order's
+        "MPI_Barrier": ((i + 1 + (CHURN_COMMS if churn else 0)) * p, 0),
         "MPI_Reduce": (p, 8 * p),
         # completed through Waitall/Testall, Waitany, Testsome, Testany: a
         # nonblocking call counts when its completion is seen
@@ -167,8 +167,9 @@ def expected_collective_traffic(prof, p, i):
                     k <<= 1
             elif r == 0:
                 others(world, r, float(n) * (p - 1))
-            if r == 0:                                  # ibcast
+            if r == 0:                                  # ibcast, and prog_order's
                 others(world, r, float(i * N_IBCAST) * (p - 1))
+                others(world, r, 4.0 * (p - 1))
             n = i * N_A2A * 4 * p                       # alltoall
             others(world, r, n * (p - 1) / p)
             others(world, r, float(i * 4 * (r + 1)) * (p - 1))    # allgatherv
@@ -249,8 +250,8 @@ def main():
     check_counts(prof, out_lines, a.np, a.iters, a.churn)
     if a.churn:
         barriers = [s for s in prof["sites"] if s["function"] == "MPI_Barrier"]
-        if len(barriers) != CHURN_COMMS + 1:
-            fail("%d barrier sites, not one per duplicate plus MPI_COMM_WORLD's" % len(barriers))
+        if len(barriers) != CHURN_COMMS + 3:
+            fail("%d barrier sites, not one per duplicate plus the program's three on MPI_COMM_WORLD" % len(barriers))
         if any(r["sites_dropped"] for r in prof["rank_info"]):
             fail("sites were dropped")
         print("%d communicators created and freed, each profiled" % CHURN_COMMS)

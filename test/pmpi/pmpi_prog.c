@@ -9,8 +9,9 @@
  * MPI_COMM_WORLD and on "halves", a split named with MPI_Comm_set_name),
  * bcast, alltoall, allgatherv, iallreduce + wait, ibcast + a test loop,
  * barrier, and a ring of isend/recv; then nonblocking collectives completed
- * through every other completion call (prog_completions).  Then one reduce
- * of the checksum.
+ * through every other completion call (prog_completions).  Then an ibcast
+ * and a barrier in different orders on different ranks (prog_order), and
+ * one reduce of the checksum.
  * Rank 0 prints the checksum and the program's own tally of what every rank
  * called (computed from the parameters, without communicating), one line
  * per function: "tally MPI_X calls C bytes B" summed over ranks, and
@@ -210,6 +211,30 @@ static void prog_ring(prog_t *p, int it)
     free(in);
 }
 
+/* Legal and deadlock-free whatever the collectives do inside: rank 0
+ * starts an ibcast on a fresh duplicate, then waits in a barrier on
+ * MPI_COMM_WORLD; the others enter that barrier first and the ibcast after.
+ * A profiler that synchronized a communicator's members at its first
+ * collective (to make its shadow there) would hang here. */
+static void prog_order(prog_t *p)
+{
+    MPI_Comm dup;
+    MPI_Request req;
+    int v = p->rank == 0 ? 42 : 0;
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    if (p->rank == 0) {
+        MPI_Ibcast(&v, 1, MPI_INT, 0, dup, &req);
+        MPI_Barrier(MPI_COMM_WORLD);
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Ibcast(&v, 1, MPI_INT, 0, dup, &req);
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    p->sum += v;
+    MPI_Comm_free(&dup);
+}
+
 static void prog_tally_line(const char *fn, long long calls, long long bytes)
 {
     printf("tally %s calls %lld bytes %lld\n", fn, calls, bytes);
@@ -229,8 +254,8 @@ static void prog_tally(const prog_t *p)
     prog_tally_line("MPI_Alltoall", n * s, n * s * N_A2A * 4LL * s);
     prog_tally_line("MPI_Allgatherv", n * s, n * agv);
     prog_tally_line("MPI_Iallreduce", n * s, n * s * N_IALL * 8LL);
-    prog_tally_line("MPI_Ibcast", n * s, n * s * N_IBCAST);
-    prog_tally_line("MPI_Barrier", (n + (p->churn ? CHURN_COMMS : 0)) * s, 0);
+    prog_tally_line("MPI_Ibcast", (n + 1) * s, n * s * N_IBCAST + s * 4LL);
+    prog_tally_line("MPI_Barrier", (n + 1 + (p->churn ? CHURN_COMMS : 0)) * s, 0);
     prog_tally_line("MPI_Reduce", s, s * 8LL);
     prog_tally_line("MPI_Iallgather", n * s, n * s * N_NB * 4LL);
     prog_tally_line("MPI_Ialltoall", n * s, n * s * 4LL * s);
@@ -266,6 +291,7 @@ int main(int argc, char **argv)
         prog_ring(&p, it);
         prog_completions(&p, it);
     }
+    prog_order(&p);
     if (argc > 2 && strcmp(argv[2], "churn") == 0) {
         MPI_Comm dup;
 
