@@ -6,6 +6,8 @@ pkgs=(autoconf automake libtool pkg-config make gcc
       libmpich-dev mpich hpcc
       libopenblas-dev zlib1g-dev dataset-fashion-mnist python3-mpi4py python3-numpy
       gnuplot-nox)
+# libloom-pmpi: libdw names call sites by file:line; its tests validate the JSON schema.
+pkgs+=(libdw-dev python3-jsonschema)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,0 +1,47 @@
+# What libloom-pmpi's tests share (sourced by test_pmpi_*.sh): paths, a
+# scratch directory, and runs of test/pmpi/pmpi_prog with and without the
+# library.  Run from the top build directory, as make check does.
+set -u
+top=${abs_top_builddir:-$PWD}
+here=$(cd "$(dirname "$0")" && pwd)
+prog=$top/test/pmpi/pmpi_prog
+lib=$top/.libs/libloom-pmpi.so
+stacktool=$top/test/pmpi/.libs/stacktool.so
+dir=$(mktemp -d "${TMPDIR:-/tmp}/loom-pmpi-test.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# The iterations pmpi_prog runs (its argument); check_profile.py is told too.
+iters=20
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+for f in "$prog" "$lib"; do
+    [ -e "$f" ] || fail "$f is not built (run make check from the top build directory)"
+done
+python3 -c 'import jsonschema' 2>/dev/null ||
+    fail "python3-jsonschema is missing (apt-get install python3-jsonschema)"
+
+# run NAME NP PRELOAD [mpirun args...]: pmpi_prog on NP ranks with
+# LD_PRELOAD=PRELOAD ("" for none) and LOOM_PMPI_OUT=$dir/NAME; stdout in
+# $dir/NAME.out, stderr in $dir/NAME.err; a failed run fails the test.
+# $prog_args (empty unless set) follow the iterations.
+run() {
+    name=$1 np=$2 preload=$3; shift 3
+    set -- "$@" -x LOOM_PMPI_OUT="$dir/$name"
+    [ -n "$preload" ] && set -- "$@" -x LD_PRELOAD="$preload"
+    timeout 120 mpirun -np "$np" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
+        "$@" "$prog" "$iters" ${prog_args:-} </dev/null >"$dir/$name.out" 2>"$dir/$name.err" ||
+        { cat "$dir/$name.err" >&2; fail "$name: mpirun exited $?"; }
+}
+
+# same A B: the two runs printed the same results.
+same() {
+    cmp -s "$dir/$1.out" "$dir/$2.out" ||
+        { diff "$dir/$1.out" "$dir/$2.out" >&2; fail "$2 printed other results than $1"; }
+}
+
+# check NAME NP [check_profile.py options...]
+check() {
+    name=$1 np=$2; shift 2
+    python3 "$here/check_profile.py" --prefix "$dir/$name" --stdout "$dir/$name.out" \
+        --np "$np" --iters "$iters" "$@" || { cat "$dir/$name.err" >&2; fail "$name: profile"; }
+}
