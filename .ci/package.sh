@@ -30,11 +30,13 @@ ompi_info | grep -q 'MCA coll: loomfilter ' || fail "ompi_info does not list col
 calls=$(timeout 120 mpirun -np 2 examples/loom_mpit |
         sed -n 's/^coll_loom_allreduce_calls  *//p')
 [ "${calls:-0}" -gt 0 ] || fail "a 2-rank allreduce did not go through Loom (coll_loom_allreduce_calls: ${calls:-none})"
-man -w loom >/dev/null && man -w loom-bench >/dev/null || fail "man pages not installed"
+for page in man7/loom.7.gz man1/loom-bench.1.gz man1/loom-sim.1.gz man1/loom-topo.1.gz man1/loom-ckpt.1.gz; do
+    grep -qx "/usr/share/man/$page" "$files" || fail "man page $page not installed"
+done
 echo "package.sh: installed; ompi_info lists loom; $calls allreduces through Loom"
 
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${pkgs[@]}"
 left=$(while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done <"$files" || true)
 [ -z "$left" ] || fail "purged, but these files remain: $left"
-if ls "$compdir" | grep -q loom; then fail "a Loom file remains in $compdir"; fi
+[ -z "$(find "$compdir" -name '*loom*')" ] || fail "a Loom file remains in $compdir"
 echo "package.sh: purged; nothing of the packages left, $compdir holds no Loom file"
