@@ -5,7 +5,8 @@ pkgs=(autoconf automake libtool pkg-config make gcc
       libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev libjansson-dev libxxhash-dev libzstd-dev check libsubunit-dev
       libmpich-dev mpich hpcc
       libopenblas-dev zlib1g-dev dataset-fashion-mnist python3-mpi4py python3-numpy
-      gnuplot-nox)
+      gnuplot-nox
+      help2man debhelper chrpath)
 # libloom-pmpi: libdw names call sites by file:line; its tests validate the JSON schema.
 pkgs+=(libdw-dev python3-jsonschema)
 missing=()
