@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -299,6 +300,7 @@ void loom_pmpi_chart_hook(const char *json_path)
 {
     char gp[sizeof(loom_pmpi.settings.out) + 16], png[sizeof(gp)], why[400];
     loom_pmpi_chart_t c;
+    struct stat st;
 
     if (!loom_pmpi.settings.chart) {
         return;
@@ -313,10 +315,14 @@ void loom_pmpi_chart_hook(const char *json_path)
     }
     loom_pmpi_sibling(json_path, ".gp", gp, sizeof(gp));
     loom_pmpi_sibling(json_path, ".png", png, sizeof(png));
+    unlink(png);                        /* an old chart must not pass for a new one */
     if (!loom_pmpi_gp_write(gp, png, &c)) {
         fprintf(stderr, "libloom-pmpi: warning: no chart: cannot write %s: %m\n", gp);
     } else if (!loom_pmpi_gnuplot_run(gp, why, sizeof(why))) {
         fprintf(stderr, "libloom-pmpi: warning: no chart: %s\n", why);
+    } else if (stat(png, &st) != 0 || st.st_size == 0) {
+        /* Where SIGCHLD is ignored the exit status is lost: look at the file. */
+        fprintf(stderr, "libloom-pmpi: warning: no chart: gnuplot wrote no %s\n", png);
     } else {
         fprintf(stderr, "libloom-pmpi: chart in %s\n", png);
     }

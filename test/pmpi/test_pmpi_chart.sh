@@ -4,8 +4,8 @@
 # some substance, and the script gnuplot drew it from (PREFIX.gp) holds
 # every collective's time per rank and in total as the JSON has them.  A
 # chart that cannot be drawn never fails the job and costs one warning
-# line: gnuplot hidden from the ranks' PATH, or a gnuplot that hangs
-# (killed after LOOM_PMPI_CHART_TIMEOUT).  LOOM_PMPI_CHART=0 draws nothing
+# line: gnuplot hidden from the ranks' PATH, a gnuplot that hangs (killed
+# after LOOM_PMPI_CHART_TIMEOUT), fails, or draws nothing.  LOOM_PMPI_CHART=0 draws nothing
 # and says nothing; a bad value is refused with the accepted range.
 . "$(dirname "$0")/common.sh"
 command -v gnuplot >/dev/null || fail "no gnuplot (apt-get install gnuplot-nox)"
@@ -82,6 +82,16 @@ start=$(date +%s)
 LOOM_PMPI_CHART_TIMEOUT=1 run hang 3 "$lib" -x PATH="$dir/slow:$PATH"
 warned hang 'gnuplot ran longer than 1 s'
 [ $(($(date +%s) - start)) -lt 30 ] || fail "the hanging gnuplot held the job"
+
+# A gnuplot that fails, and one that succeeds without drawing.
+mkdir "$dir/broken" "$dir/idle"
+printf '#!/bin/sh\nexit 3\n' >"$dir/broken/gnuplot"
+printf '#!/bin/sh\nexit 0\n' >"$dir/idle/gnuplot"
+chmod +x "$dir/broken/gnuplot" "$dir/idle/gnuplot"
+run broken 3 "$lib" -x PATH="$dir/broken:$PATH"
+warned broken 'gnuplot failed on .*broken.gp (exit status 3)'
+run idle 3 "$lib" -x PATH="$dir/idle:$PATH"
+warned idle "gnuplot wrote no $dir/idle.png"
 
 LOOM_PMPI_CHART=0 run off 3 "$lib"
 same plain off
