@@ -241,6 +241,7 @@ void loom_pmpi_report_write(void);
 typedef struct {
     char out[256];
     int window, top, enable;
+    int chart, chart_timeout;           /* draw the PNG; seconds gnuplot may take */
     char error[512];                    /* a bad value, printed by rank 0 */
 } loom_pmpi_settings_t;
 
@@ -280,8 +281,10 @@ static inline double loom_pmpi_corrected(uint64_t local_ns)
 void loom_pmpi_start(int thread_level);
 void loom_pmpi_stop(void);              /* before the next MPI_Finalize */
 
-/* A hook for a chart of the profile (time per collective and per rank):
- * called on rank 0 with the finished JSON document's path; does nothing yet. */
+/* The chart of the profile (time per collective and per rank, chart.c):
+ * called on rank 0 with the finished JSON document's path; draws
+ * <prefix>.png with gnuplot unless LOOM_PMPI_CHART=0, and only warns when
+ * it cannot. */
 void loom_pmpi_chart_hook(const char *json_path);
 
 #endif

@@ -47,6 +47,8 @@ void loom_pmpi_settings_read(loom_pmpi_settings_t *s)
         { "LOOM_PMPI_ENABLE", 0, 1, 1, &s->enable },
         { "LOOM_PMPI_WINDOW", 1, 65536, 64, &s->window },
         { "LOOM_PMPI_TOP", 1, 1000000, 10, &s->top },
+        { "LOOM_PMPI_CHART", 0, 1, 1, &s->chart },
+        { "LOOM_PMPI_CHART_TIMEOUT", 1, 3600, 30, &s->chart_timeout },
     };
     const char *out = getenv("LOOM_PMPI_OUT");
     size_t i;

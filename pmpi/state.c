@@ -102,8 +102,3 @@ void loom_pmpi_stop(void)
     PMPI_Comm_free(&loom_pmpi.lib_comm);
     loom_pmpi_tables_free();
 }
-
-void loom_pmpi_chart_hook(const char *json_path)
-{
-    (void)json_path;
-}

@@ -3,6 +3,13 @@
 program did (test_pmpi_*.sh run it).
 
     check_profile.py --prefix P --stdout OUT --np N --iters I [--late R] [--alg yes|no] [--churn]
+    check_profile.py --prefix P --np N [--expect FN[@PER_CALL]:CALLS:BYTES ...] [--called FN ...]
+
+The second form is for other programs (the examples, hpcc): P.json must
+validate, have N ranks and P.traffic be its two matrices added; --expect:
+FN's calls and bytes summed over its sites and ranks (with @PER_CALL, over
+its sites whose every call moved PER_CALL bytes) are exactly these;
+--called: FN was called and took time.
 
 P.json must validate against pmpi/profile.schema.json; the calls and bytes
 per function must equal both the program's own tally (its stdout) and the
@@ -88,6 +95,21 @@ def check_traffic(prof, prefix, p, i):
             want = i * RING_UNIT * (r + 1) if c == (r + 1) % p else 0
             if p2p[r][c] != want:
                 fail("p2p[%d][%d] = %d, the ring sent %d" % (r, c, p2p[r][c], want))
+    check_traffic_file(prof, prefix, p)
+    coll = prof["traffic"]["collectives"]
+    if p > 1 and sum(map(sum, coll)) == 0:
+        fail("the collectives moved no bytes in the traffic matrix")
+    want = expected_collective_traffic(prof, p, i)
+    if coll != want:
+        fail("collective traffic %s, docs/pmpi.md's table gives %s" % (coll, want))
+    print("traffic: collectives spread as docs/pmpi.md says for %s" %
+          (sorted(set(s["algorithm"] for s in prof["sites"] if s["algorithm"])) or "no algorithm"))
+    print("traffic: the ring's p2p bytes exactly, the file = p2p + collectives")
+
+
+def check_traffic_file(prof, prefix, p):
+    """P.traffic holds the JSON's point-to-point plus collective matrices."""
+    p2p = prof["traffic"]["p2p"]
     rows = []
     with open(prefix + ".traffic") as f:
         for line in f:
@@ -97,14 +119,6 @@ def check_traffic(prof, prefix, p, i):
     total = [[p2p[r][c] + coll[r][c] for c in range(p)] for r in range(p)]
     if rows != total:
         fail("%s.traffic is not p2p + collectives: %s vs %s" % (prefix, rows, total))
-    if p > 1 and sum(map(sum, coll)) == 0:
-        fail("the collectives moved no bytes in the traffic matrix")
-    want = expected_collective_traffic(prof, p, i)
-    if coll != want:
-        fail("collective traffic %s, docs/pmpi.md's table gives %s" % (coll, want))
-    print("traffic: collectives spread as docs/pmpi.md says for %s" %
-          (sorted(set(s["algorithm"] for s in prof["sites"] if s["algorithm"])) or "no algorithm"))
-    print("traffic: the ring's p2p bytes exactly, the file = p2p + collectives")
 
 
 def world_alg(prof, function, per_call):
@@ -226,12 +240,60 @@ def check_alg(prof, want):
     print("Loom's algorithm: %s" % (sorted(set(named)) or "none, as expected"))
 
 
+def totals(prof):
+    """Calls, bytes and time per function, summed over sites."""
+    got = {}
+    for s in prof["sites"]:
+        c, b, t = got.get(s["function"], (0, 0, 0.0))
+        got[s["function"]] = (c + s["calls"], b + s["bytes"], t + s["time"]["total_s"])
+    return got
+
+
+def sized(prof, fn, per_call):
+    """Calls and bytes of FN's sites whose calls all moved per_call bytes."""
+    calls = nbytes = 0
+    for s in prof["sites"]:
+        if s["function"] == fn and s["calls"] and s["bytes"] == s["calls"] * per_call:
+            calls += s["calls"]
+            nbytes += s["bytes"]
+    return (calls, nbytes)
+
+
+def check_other(prof, prefix, p, expect, called):
+    """A program other than pmpi_prog: exact totals where the caller knows
+    them, a call and some time where it only knows the function is used."""
+    got = totals(prof)
+    for spec in expect:
+        try:
+            fn, calls, nbytes = spec.split(":")
+            want = (int(calls), int(nbytes))
+            fn, _, per_call = fn.partition("@")
+            per_call = int(per_call) if per_call else None
+        except ValueError:
+            fail("--expect %r: want FN[@BYTES_PER_CALL]:CALLS:BYTES, e.g. MPI_Bcast:4:32" % spec)
+        have = got.get(fn, (0, 0, 0.0))[:2] if per_call is None else sized(prof, fn, per_call)
+        if have != want:
+            fail("%s: profile says calls, bytes = %s, the program did %s" % (fn, have, want))
+        print("%s: %d calls, %d bytes, as the program did" % (fn, want[0], want[1]))
+    for fn in called:
+        c, _, t = got.get(fn, (0, 0, 0.0))
+        if c == 0 or t <= 0:
+            fail("%s: %d calls taking %g s in the profile; the program calls it" % (fn, c, t))
+        print("%s: %d calls, %.6f s" % (fn, c, t))
+    check_traffic_file(prof, prefix, p)
+    print("%s.traffic = p2p + collectives" % prefix)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--prefix", required=True)
-    ap.add_argument("--stdout", required=True)
+    ap.add_argument("--stdout", help="pmpi_prog's output (its tally)")
     ap.add_argument("--np", type=int, required=True)
-    ap.add_argument("--iters", type=int, required=True)
+    ap.add_argument("--iters", type=int, help="pmpi_prog's iterations")
+    ap.add_argument("--expect", action="append", default=[], metavar="FN[@PER_CALL]:CALLS:BYTES",
+                    help="another program: FN's exact totals")
+    ap.add_argument("--called", action="append", default=[], metavar="FN",
+                    help="another program: FN was called and took time")
     ap.add_argument("--late", type=int)
     ap.add_argument("--alg", choices=["yes", "no"])
     ap.add_argument("--churn", action="store_true", help="pmpi_prog ran with churn")
@@ -245,6 +307,11 @@ def main():
     print("%s.json validates against pmpi/profile.schema.json" % a.prefix)
     if prof["ranks"] != a.np:
         fail("the profile has %d ranks, the run %d" % (prof["ranks"], a.np))
+    if a.expect or a.called:
+        check_other(prof, a.prefix, a.np, a.expect, a.called)
+        return
+    if a.stdout is None or a.iters is None:
+        ap.error("pmpi_prog's profile needs --stdout and --iters (or give --expect/--called)")
     with open(a.stdout) as f:
         out_lines = f.readlines()
     check_counts(prof, out_lines, a.np, a.iters, a.churn)

@@ -1,11 +1,32 @@
 # What libloom-pmpi's tests share (sourced by test_pmpi_*.sh): paths, a
 # scratch directory, and runs of test/pmpi/pmpi_prog with and without the
 # library.  Run from the top build directory, as make check does.
+#
+# A script that sets mpi=mpich before sourcing this gets the MPICH builds
+# (test/mpich/pmpi_prog, libloom-pmpi-mpich.so) and runs under MPICH's
+# launcher (test/mpich/run.sh); it skips (77) when configure found no MPICH.
 set -u
 top=${abs_top_builddir:-$PWD}
 here=$(cd "$(dirname "$0")" && pwd)
-prog=$top/test/pmpi/pmpi_prog
-lib=$top/.libs/libloom-pmpi.so
+mpi=${mpi:-ompi}
+case $mpi in
+    ompi)
+        prog=$top/test/pmpi/pmpi_prog
+        lib=$top/.libs/libloom-pmpi.so ;;
+    mpich)
+        [ -f "$top/test/mpich/config.sh" ] ||
+            { echo "FAIL: $top/test/mpich/config.sh is missing (run after configure)" >&2; exit 1; }
+        # shellcheck source=/dev/null
+        . "$top/test/mpich/config.sh"
+        if [ "${loom_mpich:-}" != yes ]; then
+            echo "SKIP: configure found no MPICH (apt-get install libmpich-dev mpich, then re-run configure)"
+            exit 77
+        fi
+        export MPIEXEC_MPICH
+        prog=$top/test/mpich/pmpi_prog
+        lib=$top/.libs/libloom-pmpi-mpich.so ;;
+    *) echo "FAIL: mpi=$mpi: common.sh knows ompi and mpich" >&2; exit 1 ;;
+esac
 stacktool=$top/test/pmpi/.libs/stacktool.so
 dir=$(mktemp -d "${TMPDIR:-/tmp}/loom-pmpi-test.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
@@ -26,11 +47,20 @@ python3 -c 'import jsonschema' 2>/dev/null ||
 # $prog_args (empty unless set) follow the iterations.
 run() {
     name=$1 np=$2 preload=$3; shift 3
+    if [ "$mpi" = mpich ]; then
+        # Hydra hands the whole environment to the ranks; the preload goes
+        # to the ranks alone.  No launcher arguments here.
+        LOOM_PMPI_OUT="$dir/$name" LOOM_MPICH_PRELOAD="$preload" LOOM_MPICH_TIMEOUT=120 \
+            "$here/../mpich/run.sh" "$np" "$prog" "$iters" ${prog_args:-} \
+            </dev/null >"$dir/$name.out" 2>"$dir/$name.err" ||
+            { rc=$?; cat "$dir/$name.err" >&2; fail "$name: mpiexec.mpich exited $rc"; }
+        return
+    fi
     set -- "$@" -x LOOM_PMPI_OUT="$dir/$name"
     [ -n "$preload" ] && set -- "$@" -x LD_PRELOAD="$preload"
     timeout 120 mpirun -np "$np" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
         "$@" "$prog" "$iters" ${prog_args:-} </dev/null >"$dir/$name.out" 2>"$dir/$name.err" ||
-        { cat "$dir/$name.err" >&2; fail "$name: mpirun exited $?"; }
+        { rc=$?; cat "$dir/$name.err" >&2; fail "$name: mpirun exited $rc"; }
 }
 
 # same A B: the two runs printed the same results.
