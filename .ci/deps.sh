@@ -6,7 +6,7 @@ pkgs=(autoconf automake libtool pkg-config make gcc
       libmpich-dev mpich hpcc
       libopenblas-dev zlib1g-dev dataset-fashion-mnist python3-mpi4py python3-numpy
       gnuplot-nox
-      help2man debhelper chrpath)
+      help2man groff-base debhelper chrpath)
 # libloom-pmpi: libdw names call sites by file:line; its tests validate the JSON schema.
 pkgs+=(libdw-dev python3-jsonschema)
 missing=()

@@ -1,8 +1,10 @@
 #!/bin/bash
 # CI: build Loom's Debian packages from the distribution tarball (make deb;
-# the suite already ran, so nocheck), install them, check that Open MPI
-# loads Loom with no setting at all, then purge them and check that no
-# file of theirs is left.  Run from a configured source tree, as root.
+# the suite already ran, so nocheck), fail on any lintian error, install
+# them, check that Open MPI loads Loom with no setting at all and that the
+# preloaded profiler writes a right profile, then purge them and check
+# that no file of theirs is left.  Run as root from a configured source
+# tree where make check has built examples/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Nothing may point Open MPI at a build tree: the installed package alone
@@ -10,17 +12,33 @@ cd "$(dirname "$0")/.."
 while read -r v; do unset "$v"; done < <(env | sed -n 's/^\(OMPI_MCA_[^=]*\)=.*/\1/p')
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
+fail() { echo "package.sh: FAIL: $*" >&2; exit 1; }
+
 DEB_BUILD_OPTIONS=nocheck make deb
-pkgs=(loom-openmpi loom-tools libloom-ckpt0 libloom-filter0 libloom-dev)
+
+# lintian (needed only here, like clang for the fuzz step): any error
+# fails; warnings are printed for whoever reads the log.
+if ! dpkg-query -W -f='${Status}' lintian 2>/dev/null | grep -q 'install ok installed'; then
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends lintian >/dev/null
+fi
+lint=$(lintian --fail-on none debian-out/*.changes 2>&1)
+[ -z "$lint" ] || echo "$lint"
+! grep -q '^E: ' <<<"$lint" || fail "lintian reports errors (E: lines above)"
+
+pkgs=(loom-openmpi loom-tools libloom-ckpt0 libloom-filter0 libloom-dev libloom-pmpi0)
+arch=$(dpkg --print-architecture)
+# The MPICH build of the profiler exists where the build found MPICH.
+mpich_deb=$(find debian-out -name "libloom-pmpi-mpich0_*_$arch.deb")
+[ -z "$mpich_deb" ] || pkgs+=(libloom-pmpi-mpich0)
 debs=()
-for p in "${pkgs[@]}"; do debs+=("./debian-out/${p}_"*_"$(dpkg --print-architecture)".deb); done
+for p in "${pkgs[@]}"; do debs+=("./debian-out/${p}_"*_"$arch".deb); done
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}"
 files=$(mktemp)
-trap 'rm -f "$files"' EXIT
+prof=$(mktemp -d)
+trap 'rm -rf "$files" "$prof"' EXIT
 dpkg -L "${pkgs[@]}" | sort -u >"$files"
 compdir=$(dirname "$(grep '/mca_coll_loom\.so$' "$files")")
-
-fail() { echo "package.sh: FAIL: $*" >&2; exit 1; }
 ompi_info | grep -q 'MCA coll: loom ' || fail "ompi_info does not list coll/loom"
 ompi_info | grep -q 'MCA coll: loomfilter ' || fail "ompi_info does not list coll/loomfilter"
 [ "$(ompi_info --param coll loom --level 9 --parsable |
@@ -34,6 +52,35 @@ for page in man7/loom.7.gz man1/loom-bench.1.gz man1/loom-sim.1.gz man1/loom-top
     grep -qx "/usr/share/man/$page" "$files" || fail "man page $page not installed"
 done
 echo "package.sh: installed; ompi_info lists loom; $calls allreduces through Loom"
+
+# The installed profiler, preloaded into the same 2-rank job, must write a
+# profile that the installed schema accepts and that counts loom_mpit's
+# allreduces: 10 of 4096 doubles per rank.
+profile_check() {  # LIBRARY openmpi|mpich PROGRAM
+    local lib=$1 prog=$3 out
+    out=$prof/$(basename "$lib")
+    grep -qx "$lib" "$files" || fail "$lib is not in the packages"
+    case $2 in
+    openmpi) timeout 120 mpirun -np 2 -x LD_PRELOAD="$lib" -x LOOM_PMPI_OUT="$out" "$prog" ;;
+    mpich) timeout 120 mpiexec.mpich -n 2 -genv LD_PRELOAD "$lib" -genv LOOM_PMPI_OUT "$out" "$prog" ;;
+    esac >/dev/null || fail "$prog under $lib failed"
+    [ -s "$out.json" ] || fail "$lib preloaded wrote no $out.json"
+    python3 - "$out.json" /usr/share/loom/profile.schema.json <<'PY' || fail "$lib: wrong profile $out.json"
+import json, sys
+import jsonschema
+prof, schema = (json.load(open(f)) for f in sys.argv[1:])
+jsonschema.validate(prof, schema)
+sites = [s for s in prof["sites"] if s["function"] == "MPI_Allreduce" and s["communicator"]["size"] == 2]
+got = (sum(s["calls"] for s in sites), sum(s["bytes"] for s in sites))
+want = (2 * 10, 2 * 10 * 4096 * 8)
+if got != want:
+    sys.exit("MPI_Allreduce on 2 ranks: calls, bytes = %s; loom_mpit made %s" % (got, want))
+PY
+    echo "package.sh: $lib profiled a 2-rank job: 20 allreduces, $((2 * 10 * 4096 * 8)) bytes"
+}
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+profile_check "/usr/lib/$ma/libloom-pmpi.so.0" openmpi examples/loom_mpit
+[ -z "$mpich_deb" ] || profile_check "/usr/lib/$ma/libloom-pmpi-mpich.so.0" mpich examples/mpich/loom_mpit
 
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${pkgs[@]}"
 left=$(while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done <"$files" || true)

@@ -34,7 +34,10 @@ params() {  # COMPONENT: its parameters as NAME<TAB>TYPE<TAB>DEFAULT<TAB>HELP
     ' <<<"$out"
 }
 
-roff_escape() { sed -e 's/\\/\\e/g' -e 's/^\([.'"'"']\)/\\\&\1/'; }
+# A syntax with no space in it (topk:<density>[,warmup=N][,...]) is one
+# word to groff, wider than the line: a zero-width break point (\:) between
+# its optional parts lets it break there.
+roff_escape() { sed -e 's/\\/\\e/g' -e 's/^\([.'"'"']\)/\\\&\1/' -e 's/\]\[/]\\:[/g'; }
 
 section() {  # COMPONENT
     params "$1" | while IFS=$'\t' read -r name type value help; do
@@ -44,8 +47,13 @@ section() {  # COMPONENT
     done
 }
 
+# Neither hyphenated nor justified: a reader copies parameter names and
+# value syntaxes from the page, and a syntax is one long word that leaves
+# nothing to stretch on its line.
 cat <<HEAD
 .TH LOOM 7 "" "loom $version" "Loom"
+.nh
+.ad l
 .SH NAME
 loom \- Loom's Open MPI collective components and their settings
 .SH DESCRIPTION
