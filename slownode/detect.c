@@ -30,7 +30,7 @@ int loom_sn_detector_init(loom_sn_detector_t *d, int n, const loom_sn_detect_par
     d->flagged = calloc(un, 1);
     d->pct_sum = calloc(un, sizeof(double));
     d->late_sum = calloc(un, sizeof(double));
-    d->scratch = calloc(un * (uk > un ? uk : un), sizeof(double));
+    d->scratch = calloc(un + (uk > un ? uk : un), sizeof(double));
     d->med = calloc(uk, sizeof(double));
     d->rank_late = calloc(un, sizeof(double));
     d->rank_gap = calloc(un, sizeof(double));
@@ -85,6 +85,30 @@ static void loom_sn_collective_medians(loom_sn_detector_t *d, const double *entr
         d->med[i] = loom_sn_median(d->scratch, d->n);
     }
     d->last_step_ns = k > 1 ? (d->med[k - 1] - d->med[0]) / (k - 1) : 0.0;
+}
+
+/*
+ * d->last_tail_ns: how long collectives ran after their last rank arrived,
+ * the only part a rank order can shorten.  Rank r left collective i when
+ * its next entry minus its next gap says: i + 1 < k only.
+ */
+static void loom_sn_collective_tails(loom_sn_detector_t *d, const double *entry,
+                                     const double *gap, int k)
+{
+    double *tails = d->scratch + d->n, last;
+    size_t at;
+    int r, i;
+
+    for (i = 0; i + 1 < k; ++i) {
+        last = entry[i];
+        for (r = 0; r < d->n; ++r) {
+            at = (size_t)r * (size_t)k + (size_t)i;
+            last = entry[at] > last ? entry[at] : last;
+            d->scratch[r] = entry[at + 1] - gap[at + 1];
+        }
+        tails[i] = loom_sn_median(d->scratch, d->n) - last;
+    }
+    d->last_tail_ns = loom_sn_median(tails, k - 1);
 }
 
 /* d->rank_late[r] and d->rank_gap[r]: rank r's medians over the window. */
@@ -144,6 +168,7 @@ int loom_sn_detector_window(loom_sn_detector_t *d, const double *entry, const do
     int r, count = 0;
 
     loom_sn_collective_medians(d, entry, k);
+    loom_sn_collective_tails(d, entry, gap, k);
     loom_sn_rank_medians(d, entry, gap, k);
     memcpy(d->scratch, d->rank_late, (size_t)d->n * sizeof(double));
     mid_late = loom_sn_median(d->scratch, d->n);

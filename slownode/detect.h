@@ -36,6 +36,7 @@ typedef struct {
     double *med;                /* K: median entry of each collective */
     double *rank_late, *rank_gap;
     double last_step_ns;        /* the last window's median step (entry to entry) */
+    double last_tail_ns;        /* ... and median time from the last arrival to the exits */
     double last_threshold_ns;
     double max_excess_ns;       /* the largest lateness over the median seen in any window */
     int max_excess_rank;

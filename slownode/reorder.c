@@ -7,9 +7,11 @@
  * rank moved to the last position, the end of Loom's chains and a leaf of
  * its trees.  A lossless collective cannot end before the last contribution
  * arrives, so the order may buy nothing: the next full window on that
- * communicator is a trial, and unless its median step is at least
- * LOOM_SN_ORDER_GAIN shorter than the window that flagged the rank, every
- * rank writes the identity back.  Both windows come from the gathered
+ * communicator is a trial, judged against the window that flagged the
+ * rank on what an order can change, the time collectives run after their
+ * last rank arrived: unless that shrank by LOOM_SN_ORDER_TAIL_GAIN and the
+ * step did not grow by more than LOOM_SN_ORDER_STEP_SLACK, every rank
+ * writes the identity back.  Both windows come from the gathered
  * numbers, so every rank keeps or reverts alike.  A kept order goes back to
  * the identity when the rank clears.
  */
@@ -19,8 +21,11 @@
 
 #include "slownode.h"
 
-/* The share of the step an order must save to be kept. */
-#define LOOM_SN_ORDER_GAIN 0.02
+/* The share of the time after the last arrival an order must save, and the
+ * growth of the step it may cost (window-to-window noise on 2 busy cores is
+ * about 1% of a 20 ms step), to be kept. */
+#define LOOM_SN_ORDER_TAIL_GAIN 0.20
+#define LOOM_SN_ORDER_STEP_SLACK 0.01
 /* comm_next_seq where Loom does not run the communicator's collectives. */
 #define LOOM_SN_NO_SEQ 4294967295u
 
@@ -38,6 +43,7 @@ static int loom_sn_pvar_find(const char *name)
 void loom_sn_order_open(void)
 {
     loom_sn_order_t *o = &loom_sn.order;
+    int count;
 
     memset(o, 0, sizeof(*o));
     if (MPI_T_cvar_get_index("coll_loom_rank_order", &o->cvar_index) != MPI_SUCCESS) {
@@ -51,6 +57,13 @@ void loom_sn_order_open(void)
         return;
     }
     o->session_open = 1;
+    /* Loom's counters count only while a handle is started, so this one
+     * lives from MPI_Init to MPI_Finalize. */
+    if (MPI_T_pvar_handle_alloc(o->session, o->accepted_index, NULL, &o->accepted_handle,
+                                &count) != MPI_SUCCESS) {
+        return;
+    }
+    MPI_T_pvar_start(o->session, o->accepted_handle);
     o->available = 1;
 }
 
@@ -71,14 +84,6 @@ static int loom_sn_pvar_read(int index, MPI_Comm *comm, int wide, unsigned long 
     MPI_T_pvar_handle_free(loom_sn.order.session, &handle);
     *value_p = wide ? wide_value : narrow_value;
     return ok;
-}
-
-static unsigned long long loom_sn_order_accepted(void)
-{
-    unsigned long long v = 0;
-
-    loom_sn_pvar_read(loom_sn.order.accepted_index, NULL, 1, &v);
-    return v;
 }
 
 /* Writes "<context id>:<next seq>:<order>" for c; slow < 0 for the identity. */
@@ -118,11 +123,14 @@ static int loom_sn_order_write(const loom_sn_comm_t *c, int slow)
 }
 
 static void loom_sn_order_event(loom_sn_event_kind_t kind, const loom_sn_comm_t *c,
-                                double before_ns, double after_ns)
+                                const loom_sn_detector_t *d)
 {
-    loom_sn_event_t ev = { .kind = kind, .rank = loom_sn.order.rank, .comm = c->index,
-                           .collective = c->calls, .step_before_ms = before_ns / 1e6,
-                           .step_after_ms = after_ns / 1e6 };
+    const loom_sn_order_t *o = &loom_sn.order;
+    loom_sn_event_t ev = { .kind = kind, .rank = o->rank, .comm = c->index,
+                           .collective = c->calls, .step_before_ms = o->step_before_ns / 1e6,
+                           .step_after_ms = d->last_step_ns / 1e6,
+                           .tail_before_ms = o->tail_before_ns / 1e6,
+                           .tail_after_ms = d->last_tail_ns / 1e6 };
 
     if (loom_sn.event_count < LOOM_SN_MAX_EVENTS) {
         loom_sn.events[loom_sn.event_count++] = ev;
@@ -143,12 +151,12 @@ static int loom_sn_order_candidate(void)
     return -1;
 }
 
-void loom_sn_order_after_window(const loom_sn_comm_t *c, double step_ns)
+void loom_sn_order_after_window(const loom_sn_comm_t *c, const loom_sn_detector_t *d)
 {
     loom_sn_order_t *o = &loom_sn.order;
     int slow = loom_sn_order_candidate(), pays;
 
-    if (!o->available || !loom_sn.settings.reorder) {
+    if (!o->available || loom_sn.settings.reorder == LOOM_SN_REORDER_OFF) {
         return;
     }
     if (o->state == LOOM_SN_ORDER_IDLE) {
@@ -156,8 +164,12 @@ void loom_sn_order_after_window(const loom_sn_comm_t *c, double step_ns)
             o->state = LOOM_SN_ORDER_TRIAL;
             o->rank = slow;
             o->comm = c->index;
-            o->step_before_ns = step_ns;
-            loom_sn_order_event(LOOM_SN_EVENT_REORDER, c, 0.0, 0.0);
+            o->step_before_ns = d->last_step_ns;
+            o->tail_before_ns = d->last_tail_ns;
+            loom_sn_order_event(LOOM_SN_EVENT_REORDER, c, d);
+            if (loom_sn.settings.reorder == LOOM_SN_REORDER_ALWAYS) {
+                o->state = LOOM_SN_ORDER_KEPT;
+            }
         }
         return;
     }
@@ -165,9 +177,9 @@ void loom_sn_order_after_window(const loom_sn_comm_t *c, double step_ns)
         return;
     }
     if (o->state == LOOM_SN_ORDER_TRIAL) {
-        pays = step_ns <= (1.0 - LOOM_SN_ORDER_GAIN) * o->step_before_ns;
-        loom_sn_order_event(pays ? LOOM_SN_EVENT_KEEP : LOOM_SN_EVENT_REVERT, c,
-                            o->step_before_ns, step_ns);
+        pays = d->last_tail_ns <= (1.0 - LOOM_SN_ORDER_TAIL_GAIN) * o->tail_before_ns &&
+               d->last_step_ns <= (1.0 + LOOM_SN_ORDER_STEP_SLACK) * o->step_before_ns;
+        loom_sn_order_event(pays ? LOOM_SN_EVENT_KEEP : LOOM_SN_EVENT_REVERT, c, d);
         if (pays) {
             o->state = LOOM_SN_ORDER_KEPT;
             return;
@@ -176,9 +188,9 @@ void loom_sn_order_after_window(const loom_sn_comm_t *c, double step_ns)
         o->state = LOOM_SN_ORDER_DONE;
         return;
     }
-    if (!loom_sn.detector.flagged[o->rank]) {
-        if (o->state == LOOM_SN_ORDER_KEPT) {
-            loom_sn_order_write(c, -1);
+    if (!d->flagged[o->rank]) {
+        if (o->state == LOOM_SN_ORDER_KEPT && loom_sn_order_write(c, -1)) {
+            loom_sn_order_event(LOOM_SN_EVENT_RESTORE, c, d);
         }
         o->state = LOOM_SN_ORDER_IDLE;
     }
@@ -189,7 +201,8 @@ void loom_sn_order_close(void)
     loom_sn_order_t *o = &loom_sn.order;
 
     if (o->available) {
-        o->accepted = loom_sn_order_accepted();
+        MPI_T_pvar_read(o->session, o->accepted_handle, &o->accepted);
+        MPI_T_pvar_handle_free(o->session, &o->accepted_handle);
     }
     if (o->session_open) {
         MPI_T_pvar_session_free(&o->session);

@@ -13,7 +13,7 @@
 static const char *loom_sn_event_names[] = {
     [LOOM_SN_EVENT_FLAG] = "flag", [LOOM_SN_EVENT_CLEAR] = "clear",
     [LOOM_SN_EVENT_REORDER] = "reorder", [LOOM_SN_EVENT_KEEP] = "keep",
-    [LOOM_SN_EVENT_REVERT] = "revert",
+    [LOOM_SN_EVENT_REVERT] = "revert", [LOOM_SN_EVENT_RESTORE] = "restore",
 };
 
 static const char *loom_sn_host(int rank)
@@ -46,11 +46,17 @@ void loom_sn_report_event(const loom_sn_event_t *ev)
                 "(after collective %llu)\n", ev->rank, ev->comm,
                 (unsigned long long)ev->collective);
         break;
+    case LOOM_SN_EVENT_RESTORE:
+        fprintf(stderr, "loom-slownode: rank %d is on time again: communicator %d back to rank "
+                "order (after collective %llu)\n", ev->rank, ev->comm,
+                (unsigned long long)ev->collective);
+        break;
     case LOOM_SN_EVENT_KEEP:
     case LOOM_SN_EVENT_REVERT:
         fprintf(stderr, "loom-slownode: rank %d last on communicator %d: step %.3f ms before, "
-                "%.3f ms after: %s\n", ev->rank, ev->comm, ev->step_before_ms,
-                ev->step_after_ms, ev->kind == LOOM_SN_EVENT_KEEP ? "kept" :
+                "%.3f ms after; after the last arrival %.3f ms before, %.3f ms after: %s\n",
+                ev->rank, ev->comm, ev->step_before_ms, ev->step_after_ms, ev->tail_before_ms,
+                ev->tail_after_ms, ev->kind == LOOM_SN_EVENT_KEEP ? "kept" :
                 "not better, back to rank order");
         break;
     }
@@ -66,9 +72,10 @@ static void loom_sn_json_event(FILE *f, const loom_sn_event_t *ev)
                 ev->slower_pct, ev->late_ms, ev->windows);
     } else if (ev->kind == LOOM_SN_EVENT_CLEAR) {
         fprintf(f, ", \"windows\": %d", ev->windows);
-    } else if (ev->kind != LOOM_SN_EVENT_REORDER) {
-        fprintf(f, ", \"step_before_ms\": %.4f, \"step_after_ms\": %.4f", ev->step_before_ms,
-                ev->step_after_ms);
+    } else if (ev->kind == LOOM_SN_EVENT_KEEP || ev->kind == LOOM_SN_EVENT_REVERT) {
+        fprintf(f, ", \"step_before_ms\": %.4f, \"step_after_ms\": %.4f, "
+                "\"tail_before_ms\": %.4f, \"tail_after_ms\": %.4f", ev->step_before_ms,
+                ev->step_after_ms, ev->tail_before_ms, ev->tail_after_ms);
     }
     fputc('}', f);
 }

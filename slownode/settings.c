@@ -121,7 +121,7 @@ void loom_sn_settings_read(loom_sn_settings_t *s)
         { "LOOM_SLOWNODE_FLOOR_MS", 0, 60000, 2, 0, &s->detect.floor_ms },
         { "LOOM_SLOWNODE_FLOOR_PCT", 0, 1000, 10, 0, &s->detect.floor_pct },
         { "LOOM_SLOWNODE_MAD", 0, 1000, 5, 0, &s->detect.mad_k },
-        { "LOOM_SLOWNODE_REORDER", 0, 1, 1, 1, &reorder },
+        { "LOOM_SLOWNODE_REORDER", 0, 2, 1, 1, &reorder },
     };
     size_t i;
 
@@ -136,6 +136,6 @@ void loom_sn_settings_read(loom_sn_settings_t *s)
     }
     s->detect.window = (int)window;
     s->detect.windows = (int)windows;
-    s->reorder = (int)reorder;
+    s->reorder = (loom_sn_reorder_t)reorder;
     s->enable = (int)enable;
 }

@@ -27,9 +27,16 @@ typedef enum {
     LOOM_SN_INJECT_STALL        /* sleep a fixed time before each collective */
 } loom_sn_inject_kind_t;
 
+/* LOOM_SLOWNODE_REORDER: what to do with Loom's rank order after a verdict. */
+typedef enum {
+    LOOM_SN_REORDER_OFF = 0,
+    LOOM_SN_REORDER_TRIAL = 1, /* write it, keep it only if the next window pays */
+    LOOM_SN_REORDER_ALWAYS = 2 /* write it and keep it (to measure it: bench_slownode.sh) */
+} loom_sn_reorder_t;
+
 typedef struct {
     int enable;
-    int reorder;                /* 1: write Loom's rank order after a verdict */
+    loom_sn_reorder_t reorder;
     loom_sn_detect_params_t detect;
     loom_sn_inject_kind_t inject;
     int inject_rank;
@@ -54,7 +61,8 @@ typedef enum {
     LOOM_SN_EVENT_CLEAR,
     LOOM_SN_EVENT_REORDER,
     LOOM_SN_EVENT_KEEP,
-    LOOM_SN_EVENT_REVERT
+    LOOM_SN_EVENT_REVERT,
+    LOOM_SN_EVENT_RESTORE       /* the rank cleared: a kept order goes back to rank order */
 } loom_sn_event_kind_t;
 
 typedef struct {
@@ -67,6 +75,8 @@ typedef struct {
     int windows;
     double step_before_ms;      /* keep/revert: median step before and after */
     double step_after_ms;
+    double tail_before_ms;      /* keep/revert: median time after the last arrival */
+    double tail_after_ms;
 } loom_sn_event_t;
 
 /* Loom's rank order, reached through MPI_T (reorder.c). */
@@ -81,11 +91,13 @@ typedef struct {
     int available;              /* Loom's cvar and pvars exist */
     int cvar_index, ctx_index, seq_index, accepted_index;
     MPI_T_pvar_session session;
+    MPI_T_pvar_handle accepted_handle;
     int session_open;
     loom_sn_order_state_t state;
     int rank;                   /* the rank placed last */
     int comm;                   /* loom_sn_comm_t.index it was written for */
     double step_before_ns;
+    double tail_before_ns;
     unsigned long long accepted; /* coll_loom_rank_order_accepted at MPI_Finalize */
 } loom_sn_order_t;
 
@@ -137,7 +149,7 @@ void loom_sn_report_json(void);
 
 /* reorder.c: Loom's rank order through MPI_T. */
 void loom_sn_order_open(void);
-void loom_sn_order_after_window(const loom_sn_comm_t *c, double step_ns);
+void loom_sn_order_after_window(const loom_sn_comm_t *c, const loom_sn_detector_t *d);
 void loom_sn_order_close(void);
 
 /* state.c: start at MPI_Init, stop before MPI_Finalize. */

@@ -92,7 +92,7 @@ static void loom_sn_window_exchange(loom_sn_comm_t *c)
             .slower_pct = changes[i].slower_pct, .late_ms = changes[i].late_ms,
             .windows = changes[i].windows });
     }
-    loom_sn_order_after_window(c, loom_sn.detector.last_step_ns);
+    loom_sn_order_after_window(c, &loom_sn.detector);
 }
 
 /* Scratch for the exchange: the gathered rows, this rank's row, and the

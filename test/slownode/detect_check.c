@@ -88,6 +88,11 @@ int main(void)
         CHECK(n == 0, "window %d: %d changes with no slow rank", i, n);
     }
 
+    /* Every collective made up here ends 50 us after its last arrival, and
+     * every rank leaves it then. */
+    CHECK(fabs(d.last_tail_ns - 50e3) < 1.0, "time after the last arrival %.1f ns, made 50000",
+          d.last_tail_ns);
+
     /* Rank 5 at 1.3x: not after one window, flagged after the second. */
     n = run_window(&d, &clock, 5, 1.3, 1e6, ch);
     CHECK(n == 0, "one late window flagged %d ranks", n);
