@@ -7,7 +7,10 @@
  * largest of three floors: mad_k scaled MADs (the ranks' own spread), an
  * absolute floor_ms, and floor_pct of the median time between collectives
  * (a few percent of a long step is noise, not a straggler).  Late in M
- * windows in a row flags it; on time in M windows in a row clears it.
+ * windows in a row flags it; on time in M windows in a row clears it.  A
+ * flagged rank is on time only when it is back within the two floors: the
+ * MAD term guards against flagging on a noisy machine, and must not clear
+ * a rank that is still late because the other ranks got noisier around it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -131,10 +134,11 @@ static void loom_sn_rank_medians(loom_sn_detector_t *d, const double *entry, con
 }
 
 /* Updates rank r's streaks; returns 1 and fills *ch when its verdict flips. */
-static int loom_sn_rank_update(loom_sn_detector_t *d, int r, int late, double pct,
-                               double late_ns, loom_sn_change_t *ch)
+static int loom_sn_rank_update(loom_sn_detector_t *d, int r, double threshold, double floor,
+                               double pct, double late_ns, loom_sn_change_t *ch)
 {
     int m = d->params.windows;
+    int late = late_ns > (d->flagged[r] ? floor : threshold);
 
     if (late) {
         d->ok_streak[r] = 0;
@@ -164,7 +168,7 @@ static int loom_sn_rank_update(loom_sn_detector_t *d, int r, int late, double pc
 int loom_sn_detector_window(loom_sn_detector_t *d, const double *entry, const double *gap, int k,
                             loom_sn_change_t *changes)
 {
-    double mid_late, mad, mid_gap, threshold, excess, pct;
+    double mid_late, mad, mid_gap, floor, threshold, excess, pct;
     int r, count = 0;
 
     loom_sn_collective_medians(d, entry, k);
@@ -178,8 +182,8 @@ int loom_sn_detector_window(loom_sn_detector_t *d, const double *entry, const do
     mad = loom_sn_median(d->scratch, d->n);
     memcpy(d->scratch, d->rank_gap, (size_t)d->n * sizeof(double));
     mid_gap = loom_sn_median(d->scratch, d->n);
-    threshold = fmax(d->params.mad_k * LOOM_SN_MAD_SIGMA * mad,
-                     fmax(d->params.floor_ms * 1e6, d->params.floor_pct / 100.0 * mid_gap));
+    floor = fmax(d->params.floor_ms * 1e6, d->params.floor_pct / 100.0 * mid_gap);
+    threshold = fmax(d->params.mad_k * LOOM_SN_MAD_SIGMA * mad, floor);
     d->last_threshold_ns = threshold;
     for (r = 0; r < d->n; ++r) {
         excess = d->rank_late[r] - mid_late;
@@ -188,7 +192,7 @@ int loom_sn_detector_window(loom_sn_detector_t *d, const double *entry, const do
             d->max_excess_rank = r;
         }
         pct = mid_gap > 0.0 ? (d->rank_gap[r] / mid_gap - 1.0) * 100.0 : 0.0;
-        count += loom_sn_rank_update(d, r, excess > threshold, pct, excess, &changes[count]);
+        count += loom_sn_rank_update(d, r, threshold, floor, pct, excess, &changes[count]);
     }
     return count;
 }

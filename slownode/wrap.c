@@ -48,16 +48,19 @@ static int loom_sn_count_nonblocking(int rc)
 
 /* ------------------------------------------------------ init and finalize */
 
+/* The table is resolved when the library loads; a program that reaches
+ * MPI_Init with no MPI library below gets an error, not a crash. */
+static int loom_sn_next_missing(void)
+{
+    return loom_pmpi_next.Init == NULL && loom_pmpi_next_load() != NULL;
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
-    int rc, provided = MPI_THREAD_SINGLE;
+    int provided = MPI_THREAD_SINGLE;
+    int rc = loom_sn_next_missing() ? MPI_ERR_INTERN : loom_pmpi_next.Init(argc, argv);
 
-    if (loom_pmpi_next.Init == NULL && loom_pmpi_next_load() != NULL) {
-        return MPI_ERR_INTERN;          /* no MPI below */
-    }
-    rc = loom_pmpi_next.Init(argc, argv);
-    if (rc == MPI_SUCCESS) {
-        PMPI_Query_thread(&provided);
+    if (rc == MPI_SUCCESS && PMPI_Query_thread(&provided) == MPI_SUCCESS) {
         loom_sn_start(provided);
     }
     return rc;
@@ -65,12 +68,9 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int rc;
+    int rc = loom_sn_next_missing() ? MPI_ERR_INTERN
+                                    : loom_pmpi_next.Init_thread(argc, argv, required, provided);
 
-    if (loom_pmpi_next.Init_thread == NULL && loom_pmpi_next_load() != NULL) {
-        return MPI_ERR_INTERN;
-    }
-    rc = loom_pmpi_next.Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) {
         loom_sn_start(*provided);
     }

@@ -108,9 +108,17 @@ int main(void)
           n ? ch[0].late_ms : 0);
     CHECK(d.flagged[5] == 1, "rank 5 flagged");
 
-    /* Still slow: no new change.  Then on time: cleared in the second window. */
+    /* Still slow: no new change, even when the other ranks' noise grows to
+     * up to 20 ms, whose MADs alone would hide a new straggler 6 ms late. */
     n = run_window(&d, &clock, 5, 1.3, 1e6, ch);
     CHECK(n == 0, "a flagged rank still late changed %d verdicts", n);
+    for (i = 0; i < 3; ++i) {
+        n = run_window(&d, &clock, 5, 1.3, 20e6, ch);
+        CHECK(n == 0, "noise around a flagged rank changed %d verdicts (window %d)", n, i);
+    }
+    CHECK(d.last_threshold_ns > 6e6, "20 ms of noise gave a threshold of only %.2f ms",
+          d.last_threshold_ns / 1e6);
+    /* Then on time: cleared in the second window. */
     n = run_window(&d, &clock, -1, 1.0, 1e6, ch);
     CHECK(n == 0, "one window on time cleared %d ranks", n);
     n = run_window(&d, &clock, -1, 1.0, 1e6, ch);
