@@ -11,6 +11,9 @@
  * flagged rank is on time only when it is back within the two floors: the
  * MAD term guards against flagging on a noisy machine, and must not clear
  * a rank that is still late because the other ranks got noisier around it.
+ * Both changes also wait until the streak has lasted min_ms of the job's
+ * time: at 1 ms steps on a loaded machine a rank can lose the processor for
+ * a few windows (tens of ms) without being a straggler.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +33,7 @@ int loom_sn_detector_init(loom_sn_detector_t *d, int n, const loom_sn_detect_par
     d->params = *params;
     d->late_streak = calloc(un, sizeof(int));
     d->ok_streak = calloc(un, sizeof(int));
+    d->streak_since = calloc(un, sizeof(double));
     d->flagged = calloc(un, 1);
     d->pct_sum = calloc(un, sizeof(double));
     d->late_sum = calloc(un, sizeof(double));
@@ -37,7 +41,8 @@ int loom_sn_detector_init(loom_sn_detector_t *d, int n, const loom_sn_detect_par
     d->med = calloc(uk, sizeof(double));
     d->rank_late = calloc(un, sizeof(double));
     d->rank_gap = calloc(un, sizeof(double));
-    if (d->late_streak == NULL || d->ok_streak == NULL || d->flagged == NULL ||
+    if (d->late_streak == NULL || d->ok_streak == NULL || d->streak_since == NULL ||
+        d->flagged == NULL ||
         d->pct_sum == NULL || d->late_sum == NULL || d->scratch == NULL || d->med == NULL ||
         d->rank_late == NULL || d->rank_gap == NULL) {
         loom_sn_detector_fini(d);
@@ -50,6 +55,7 @@ void loom_sn_detector_fini(loom_sn_detector_t *d)
 {
     free(d->late_streak);
     free(d->ok_streak);
+    free(d->streak_since);
     free(d->flagged);
     free(d->pct_sum);
     free(d->late_sum);
@@ -137,9 +143,15 @@ static void loom_sn_rank_medians(loom_sn_detector_t *d, const double *entry, con
 static int loom_sn_rank_update(loom_sn_detector_t *d, int r, double threshold, double floor,
                                double pct, double late_ns, loom_sn_change_t *ch)
 {
-    int m = d->params.windows;
+    int m = d->params.windows, k = d->params.window;
     int late = late_ns > (d->flagged[r] ? floor : threshold);
+    int *streak = late ? &d->late_streak[r] : &d->ok_streak[r];
+    int lasted;
 
+    if (*streak == 0) {
+        d->streak_since[r] = d->med[0];
+    }
+    lasted = d->med[k - 1] - d->streak_since[r] >= d->params.min_ms * 1e6;
     if (late) {
         d->ok_streak[r] = 0;
         d->late_streak[r]++;
@@ -150,14 +162,14 @@ static int loom_sn_rank_update(loom_sn_detector_t *d, int r, double threshold, d
         d->pct_sum[r] = d->late_sum[r] = 0.0;
         d->ok_streak[r]++;
     }
-    if (!d->flagged[r] && d->late_streak[r] >= m) {
+    if (!d->flagged[r] && d->late_streak[r] >= m && lasted) {
         d->flagged[r] = 1;
         *ch = (loom_sn_change_t){ .flag = 1, .rank = r, .windows = d->late_streak[r],
                                   .slower_pct = d->pct_sum[r] / d->late_streak[r],
                                   .late_ms = d->late_sum[r] / d->late_streak[r] / 1e6 };
         return 1;
     }
-    if (d->flagged[r] && d->ok_streak[r] >= m) {
+    if (d->flagged[r] && d->ok_streak[r] >= m && lasted) {
         d->flagged[r] = 0;
         *ch = (loom_sn_change_t){ .flag = 0, .rank = r, .windows = d->ok_streak[r] };
         return 1;

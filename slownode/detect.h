@@ -16,6 +16,7 @@ typedef struct {
     double floor_ms;            /* lateness never flagged below this */
     double floor_pct;           /* ... nor below this share of the median compute time */
     double mad_k;               /* ... nor below this many scaled MADs over the ranks */
+    double min_ms;              /* and a verdict changes only after this long in its state */
 } loom_sn_detect_params_t;
 
 typedef struct {
@@ -30,6 +31,7 @@ typedef struct {
     int n;
     loom_sn_detect_params_t params;
     int *late_streak, *ok_streak;
+    double *streak_since;       /* median entry time where the current streak began */
     unsigned char *flagged;
     double *pct_sum, *late_sum;  /* over the current late streak */
     double *scratch;            /* n x K lateness, then per-rank medians */

@@ -112,11 +112,12 @@ void loom_sn_report_json(void)
         return;
     }
     fprintf(f, "{\"rank\": %d, \"ranks\": %d, \"window\": %d, \"windows\": %d, "
-            "\"floor_ms\": %g, \"floor_pct\": %g, \"mad\": %g, \"clock_offset_ns\": %lld, "
+            "\"floor_ms\": %g, \"floor_pct\": %g, \"mad\": %g, \"min_ms\": %g, "
+            "\"clock_offset_ns\": %lld, "
             "\"blocking_calls\": %llu, \"nonblocking_calls\": %llu, \"exchanges\": %llu, "
             "\"max_late_ms\": %.3f, \"max_late_rank\": %d, \"loom_rank_order\": %s, \"rank_order_accepted\": %llu,\n \"events\": [",
             loom_sn.world_rank, loom_sn.world_size, p->window, p->windows, p->floor_ms,
-            p->floor_pct, p->mad_k, (long long)loom_sn.clock_offset_ns,
+            p->floor_pct, p->mad_k, p->min_ms, (long long)loom_sn.clock_offset_ns,
             (unsigned long long)loom_sn.blocking_calls,
             (unsigned long long)loom_sn.nonblocking_calls,
             (unsigned long long)loom_sn.exchanges, loom_sn.detector.max_excess_ns / 1e6,

@@ -121,6 +121,7 @@ void loom_sn_settings_read(loom_sn_settings_t *s)
         { "LOOM_SLOWNODE_FLOOR_MS", 0, 60000, 2, 0, &s->detect.floor_ms },
         { "LOOM_SLOWNODE_FLOOR_PCT", 0, 1000, 10, 0, &s->detect.floor_pct },
         { "LOOM_SLOWNODE_MAD", 0, 1000, 5, 0, &s->detect.mad_k },
+        { "LOOM_SLOWNODE_MIN_MS", 0, 3600000, 300, 0, &s->detect.min_ms },
         { "LOOM_SLOWNODE_REORDER", 0, 2, 1, 1, &reorder },
     };
     size_t i;

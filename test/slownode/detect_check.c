@@ -14,8 +14,8 @@
 
 #define N 8
 #define K 10
-#define STEP_NS 20e6
 
+static double step_ns = 20e6;   /* each rank's compute between collectives */
 static int failures;
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -39,7 +39,7 @@ static double noise(void)
 }
 
 /*
- * One window of a step loop: every rank computes STEP_NS (times slow_factor
+ * One window of a step loop: every rank computes step_ns (times slow_factor
  * on rank slow) plus up to jitter_ns of noise, then every rank enters the
  * collective; the collective ends when the last rank arrives.
  */
@@ -52,7 +52,7 @@ static void make_window(double *entry, double *gap, double *clock, int slow, dou
     for (i = 0; i < K; ++i) {
         last = 0;
         for (r = 0; r < N; ++r) {
-            gap[r * K + i] = STEP_NS * (r == slow ? slow_factor : 1.0) + jitter_ns * fabs(noise());
+            gap[r * K + i] = step_ns * (r == slow ? slow_factor : 1.0) + jitter_ns * fabs(noise());
             entry[r * K + i] = *clock + gap[r * K + i];
             last = fmax(last, entry[r * K + i]);
         }
@@ -72,7 +72,7 @@ static int run_window(loom_sn_detector_t *d, double *clock, int slow, double fac
 int main(void)
 {
     const loom_sn_detect_params_t params = { .window = K, .windows = 2, .floor_ms = 2,
-                                             .floor_pct = 10, .mad_k = 5 };
+                                             .floor_pct = 10, .mad_k = 5, .min_ms = 300 };
     loom_sn_change_t ch[N];
     loom_sn_detector_t d;
     double clock = 0, v[5] = { 5, 1, 4, 2, 3 }, w[4] = { 4, 1, 3, 2 };
@@ -129,6 +129,23 @@ int main(void)
         n = run_window(&d, &clock, 2, 1.05, 0, ch);
         CHECK(n == 0, "a rank 5%% slow was flagged (window %d)", i);
     }
+    loom_sn_detector_fini(&d);
+
+    /* 1 ms steps, one rank 6 ms late (as a rank starved of the processor
+     * is): each step lasts about 7.05 ms, so a window 70.5 ms, and the rank
+     * is not named while its streak is under 300 ms of the job (2 windows:
+     * about 134 ms from the first window's median entry to the second's
+     * last; 4 windows: about 275 ms), and is named at the 5th (345 ms). */
+    CHECK(loom_sn_detector_init(&d, N, &params), "init");
+    step_ns = 1e6;
+    for (i = 0; i < 4; ++i) {
+        n = run_window(&d, &clock, 3, 7.0, 0, ch);
+        CHECK(n == 0, "1 ms steps: flagged after %d windows, %.0f ms", i + 1,
+              (i + 1) * K * 7.05);
+    }
+    n = run_window(&d, &clock, 3, 7.0, 0, ch);
+    CHECK(n == 1 && ch[0].flag == 1 && ch[0].rank == 3 && ch[0].windows == 5,
+          "1 ms steps: not flagged after 5 windows (%d changes)", n);
     loom_sn_detector_fini(&d);
     if (failures == 0) {
         printf("detect_check: all checks passed\n");
