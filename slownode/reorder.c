@@ -4,8 +4,8 @@
  *
  * After a verdict, every rank writes the same value of coll_loom_rank_order
  * for the communicator whose window decided it: rank order with the slow
- * rank moved to the last position, the end of Loom's chains and a leaf of
- * its trees.  A lossless collective cannot end before the last contribution
+ * rank moved to the last position, the end of Loom's chains and, for a
+ * tree rooted at the first position, a leaf.  A lossless collective cannot end before the last contribution
  * arrives, so the order may buy nothing: the next full window on that
  * communicator is a trial, judged against the window that flagged the
  * rank on what an order can change, the time collectives run after their
@@ -132,10 +132,7 @@ static void loom_sn_order_event(loom_sn_event_kind_t kind, const loom_sn_comm_t 
                            .tail_before_ms = o->tail_before_ns / 1e6,
                            .tail_after_ms = d->last_tail_ns / 1e6 };
 
-    if (loom_sn.event_count < LOOM_SN_MAX_EVENTS) {
-        loom_sn.events[loom_sn.event_count++] = ev;
-    }
-    loom_sn_report_event(&ev);
+    loom_sn_event_add(&ev);
 }
 
 /* The lowest flagged rank, or -1. */

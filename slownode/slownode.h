@@ -142,6 +142,8 @@ int loom_sn_window_init(void);
 void loom_sn_window_record(MPI_Comm comm, uint64_t entry_ns, uint64_t gap_ns);
 void loom_sn_window_forget(MPI_Comm comm);
 void loom_sn_window_free_all(void);
+/* Keeps ev for the record (the first LOOM_SN_MAX_EVENTS) and logs it. */
+void loom_sn_event_add(const loom_sn_event_t *ev);
 
 /* report.c: the log lines and the JSON record. */
 void loom_sn_report_event(const loom_sn_event_t *ev);

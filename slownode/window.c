@@ -53,7 +53,7 @@ static loom_sn_comm_t *loom_sn_comm_add(MPI_Comm comm)
     return c;
 }
 
-static void loom_sn_event_add(const loom_sn_event_t *ev)
+void loom_sn_event_add(const loom_sn_event_t *ev)
 {
     if (loom_sn.event_count < LOOM_SN_MAX_EVENTS) {
         loom_sn.events[loom_sn.event_count++] = *ev;
@@ -73,8 +73,8 @@ static void loom_sn_window_exchange(loom_sn_comm_t *c)
     memcpy(mine, c->entry, (size_t)k * sizeof(double));
     memcpy(mine + k, c->gap, (size_t)k * sizeof(double));
     c->n = 0;
-    if (PMPI_Allgather(mine, (int)row, MPI_DOUBLE, loom_sn.gathered, (int)row,
-                                     MPI_DOUBLE, loom_sn.lib_comm) != MPI_SUCCESS) {
+    if (PMPI_Allgather(mine, (int)row, MPI_DOUBLE, loom_sn.gathered, (int)row, MPI_DOUBLE,
+                       loom_sn.lib_comm) != MPI_SUCCESS) {
         return;
     }
     loom_sn.exchanges++;

@@ -15,7 +15,7 @@ top=${1:?usage: cluster_slowlink.sh BUILDDIR (run under test/cluster/cluster.sh)
 rate=${RATE:-50mbit}
 rounds=${ROUNDS:-3}
 count=${COUNT:-16384}
-steps=${STEPS:-150}
+steps=${STEPS:-100}
 [ -n "${LOOM_CLUSTER_DIR:-}" ] || { echo "cluster_slowlink.sh: run it under test/cluster/cluster.sh" >&2; exit 2; }
 
 # cluster.sh names its namespaces <prefix>-node<i> and <prefix>-fab, the
