@@ -26,7 +26,7 @@ lint=$(lintian --fail-on none debian-out/*.changes 2>&1)
 [ -z "$lint" ] || echo "$lint"
 ! grep -q '^E: ' <<<"$lint" || fail "lintian reports errors (E: lines above)"
 
-pkgs=(loom-openmpi loom-tools libloom-ckpt0 libloom-filter0 libloom-dev libloom-pmpi0)
+pkgs=(loom-openmpi loom-tools libloom-ckpt0 libloom-filter0 libloom-dev libloom-pmpi0 libloom-slownode0)
 arch=$(dpkg --print-architecture)
 # The MPICH build of the profiler exists where the build found MPICH.
 mpich_deb=$(find debian-out -name "libloom-pmpi-mpich0_*_$arch.deb")
@@ -81,6 +81,18 @@ PY
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 profile_check "/usr/lib/$ma/libloom-pmpi.so.0" openmpi examples/loom_mpit
 [ -z "$mpich_deb" ] || profile_check "/usr/lib/$ma/libloom-pmpi-mpich.so.0" mpich examples/mpich/loom_mpit
+
+# The installed slow-node library, preloaded into the same job (with the
+# profiler, as users stack them), must leave it working and write its record.
+sn=/usr/lib/$ma/libloom-slownode.so.0
+grep -qx "$sn" "$files" || fail "$sn is not in the packages"
+timeout 120 mpirun -np 2 -x LD_PRELOAD="$sn:/usr/lib/$ma/libloom-pmpi.so.0" \
+    -x LOOM_PMPI_OUT="$prof/stacked" -x LOOM_SLOWNODE_JSON="$prof/slownode.json" \
+    examples/loom_mpit >/dev/null || fail "loom_mpit under $sn failed"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$prof/slownode.json" ||
+    fail "$sn wrote no readable $prof/slownode.json"
+[ -s "$prof/stacked.json" ] || fail "libloom-pmpi stacked under $sn wrote no profile"
+echo "package.sh: $sn ran a 2-rank job stacked with libloom-pmpi and wrote its record"
 
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${pkgs[@]}"
 left=$(while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done <"$files" || true)
