@@ -18,18 +18,8 @@ count=${COUNT:-16384}
 steps=${STEPS:-100}
 [ -n "${LOOM_CLUSTER_DIR:-}" ] || { echo "cluster_slowlink.sh: run it under test/cluster/cluster.sh" >&2; exit 2; }
 
-# cluster.sh names its namespaces <prefix>-node<i> and <prefix>-fab, the
-# prefix per run; its launch agent is the one place that names it.
-pfx=$(sed -n 's/.*ip netns exec "\(lc[0-9]*\)-.*/\1/p' "$LOOM_CLUSTER_DIR/agent" | head -n 1)
-[ -n "$pfx" ] || { echo "cluster_slowlink.sh: no namespace prefix in $LOOM_CLUSTER_DIR/agent" >&2; exit 1; }
-for spec in "$pfx-node3 eth0" "$pfx-fab pn3"; do
-    set -- $spec
-    # Both directions of node3's link; the qdisc cluster.sh put there is a
-    # tbf at the root, or a tbf under netem (handle 2:) with --delay.
-    tc -n "$1" qdisc change dev "$2" root tbf rate "$rate" burst 80kb latency 20ms 2>/dev/null ||
-        tc -n "$1" qdisc change dev "$2" parent 1: handle 2: tbf rate "$rate" burst 80kb latency 20ms ||
-        { echo "cluster_slowlink.sh: cannot cap $2 in $1" >&2; exit 1; }
-done
+. "$(dirname "$0")/cluster_cap.sh"
+cap_node 3 "$rate" || exit 1
 echo "node3 (ranks 6 and 7) capped at $rate; $steps steps of 2 ms + allreduce of $count doubles"
 
 export OMPI_MCA_mca_base_component_path=SYS_DEFAULT:$top/.libs
