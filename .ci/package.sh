@@ -26,11 +26,9 @@ lint=$(lintian --fail-on none debian-out/*.changes 2>&1)
 [ -z "$lint" ] || echo "$lint"
 ! grep -q '^E: ' <<<"$lint" || fail "lintian reports errors (E: lines above)"
 
-pkgs=(loom-openmpi loom-tools libloom-ckpt0 libloom-filter0 libloom-dev libloom-pmpi0 libloom-slownode0)
+pkgs=(loom-openmpi loom-tools libloom-ckpt0 libloom-filter0 libloom-dev libloom-pmpi0
+      libloom-pmpi-mpich0 libloom-slownode0)
 arch=$(dpkg --print-architecture)
-# The MPICH build of the profiler exists where the build found MPICH.
-mpich_deb=$(find debian-out -name "libloom-pmpi-mpich0_*_$arch.deb")
-[ -z "$mpich_deb" ] || pkgs+=(libloom-pmpi-mpich0)
 debs=()
 for p in "${pkgs[@]}"; do debs+=("./debian-out/${p}_"*_"$arch".deb); done
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}"
@@ -80,7 +78,7 @@ PY
 }
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 profile_check "/usr/lib/$ma/libloom-pmpi.so.0" openmpi examples/loom_mpit
-[ -z "$mpich_deb" ] || profile_check "/usr/lib/$ma/libloom-pmpi-mpich.so.0" mpich examples/mpich/loom_mpit
+profile_check "/usr/lib/$ma/libloom-pmpi-mpich.so.0" mpich examples/mpich/loom_mpit
 
 # The installed slow-node library, preloaded into the same job (with the
 # profiler, as users stack them), must leave it working and write its record.
