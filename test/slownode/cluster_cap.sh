@@ -8,9 +8,10 @@ cap_node() {  # NODE RATE
     [ -n "${LOOM_CLUSTER_DIR:-}" ] || { echo "cap_node: run under test/cluster/cluster.sh" >&2; return 2; }
     pfx=$(sed -n 's/.*ip netns exec "\(lc[0-9]*\)-.*/\1/p' "$LOOM_CLUSTER_DIR/agent" | head -n 1)
     [ -n "$pfx" ] || { echo "cap_node: no namespace prefix in $LOOM_CLUSTER_DIR/agent" >&2; return 1; }
+    cap_rate=$2
     for spec in "$pfx-node$1 eth0" "$pfx-fab pn$1"; do
         # shellcheck disable=SC2086  # namespace and device
-        set -- $spec "$2"
+        set -- $spec "$cap_rate"
         # The qdisc cluster.sh put there is a tbf at the root, or a tbf
         # under netem (handle 2:) with --delay.
         tc -n "$1" qdisc change dev "$2" root tbf rate "$3" burst 80kb latency 20ms 2>/dev/null ||
