@@ -8,20 +8,19 @@
 # too), and every step's sum stays right (step_prog checks each one).
 . "$(dirname "$0")/common.sh"
 
-OMPI_MCA_mca_base_component_path=SYS_DEFAULT:$top/.libs run order 8 "$lib" 40 20 \
+export OMPI_MCA_mca_base_component_path=SYS_DEFAULT:$top/.libs
+judged order 8 "$lib" 40 20 "--flag $slow --within 20 --pct 30 --order" \
     -x LOOM_SLOWNODE_INJECT="$slow:1.3" --mca coll_loom_priority 100 \
     --mca coll_loom_allreduce_handoff 0 --mca coll_loom_shm 0
-verdicts order 8 --flag "$slow" --within 20 --pct 30 --order
 if grep -q "coll_loom_rank_order" "$dir/order.err"; then
     cat "$dir/order.err" >&2
     fail "Loom refused a rank order"
 fi
 
 # LOOM_SLOWNODE_REORDER=0: detected, and nothing written.
-OMPI_MCA_mca_base_component_path=SYS_DEFAULT:$top/.libs run noorder 8 "$lib" 30 20 \
+judged noorder 8 "$lib" 30 20 "--flag $slow --within 20 --pct 30" \
     -x LOOM_SLOWNODE_INJECT="$slow:1.3" -x LOOM_SLOWNODE_REORDER=0 \
     --mca coll_loom_priority 100 --mca coll_loom_allreduce_handoff 0 --mca coll_loom_shm 0
-verdicts noorder 8 --flag "$slow" --within 20 --pct 30
 grep -q '"rank_order_accepted": 0' "$dir/noorder.0.json" &&
     ! grep -q '"reorder"' "$dir/noorder.0.json" || fail "LOOM_SLOWNODE_REORDER=0 wrote an order"
 echo "== rank $slow placed last through MPI_T, accepted by Loom on every rank"

@@ -29,9 +29,8 @@ grep -q "LOOM_SLOWNODE_INJECT names rank 7, but the job has ranks 0 to 1" "$dir/
     { cat "$dir/bad.err" >&2; fail "an injected rank outside the job was not refused"; }
 echo "== bad settings: refused with a message, program unchanged"
 
-run small 8 "$lib" 30 20 -x LOOM_SLOWNODE_INJECT="$slow:1.3" -x LOOM_SLOWNODE_WINDOW=5 \
+judged small 8 "$lib" 30 20 "--flag $slow --within 15 --pct 30" -x LOOM_SLOWNODE_INJECT="$slow:1.3" -x LOOM_SLOWNODE_WINDOW=5 \
     -x LOOM_SLOWNODE_WINDOWS=3
-verdicts small 8 --flag "$slow" --within 15 --pct 30
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); f=[e for e in r["events"] if e["event"]=="flag"][0]
 sys.exit(0 if (r["window"],r["windows"],r["exchanges"],f["collective"],f["windows"])==(5,3,6,15,3) else "window settings: %s" % r)' \
     "$dir/small.0.json" || fail "LOOM_SLOWNODE_WINDOW/WINDOWS not applied"

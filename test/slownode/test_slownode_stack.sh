@@ -9,9 +9,8 @@
 
 steps=30
 for order in "$lib:$pmpi" "$pmpi:$lib"; do
-    run stack 8 "$order" $steps 20 -x LOOM_SLOWNODE_INJECT="$slow:1.3" \
+    judged stack 8 "$order" $steps 20 "--flag $slow --within 20 --pct 30" -x LOOM_SLOWNODE_INJECT="$slow:1.3" \
         -x LOOM_PMPI_OUT="$dir/pmpi"
-    verdicts stack 8 --flag "$slow" --within 20 --pct 30
     [ -s "$dir/pmpi.json" ] || fail "$order: libloom-pmpi wrote no profile"
     python3 - "$dir/pmpi.json" $((8 * (steps + 1))) <<'PY' || fail "$order: libloom-pmpi's counts"
 import json, sys
