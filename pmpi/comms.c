@@ -19,11 +19,7 @@
 
 static uint64_t loom_pmpi_comm_key(MPI_Comm comm)
 {
-    uint64_t bits = 0;
-
-    memcpy(&bits, &comm, sizeof(comm) < sizeof(bits) ? sizeof(comm) : sizeof(bits));
-    /* Never 0 (the free mark): pointers and handles do not use the top bit. */
-    return bits ^ 0x8000000000000000ull;
+    return loom_pmpi_handle_key(&comm, sizeof(comm));
 }
 
 static unsigned loom_pmpi_comm_home(uint64_t key)

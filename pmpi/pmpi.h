@@ -162,6 +162,8 @@ void loom_pmpi_comm_release(MPI_Comm comm);
 /* At MPI_Finalize: flush and release every communicator still alive. */
 void loom_pmpi_comm_release_all(void);
 uint64_t loom_pmpi_hash(uint64_t a, uint64_t b);
+/* An MPI handle (communicator, request) as a table key, never 0. */
+uint64_t loom_pmpi_handle_key(const void *handle, size_t size);
 
 /* ------------------------------------------------ last arrival (arrival.c) */
 /* Makes the communicator's shadow (collective over its members) and

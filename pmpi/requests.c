@@ -9,8 +9,6 @@
  * shared, completed request.  Such entries share a probe chain in the
  * order they were posted, and a completion takes the oldest.
  */
-#include <string.h>
-
 #include "pmpi.h"
 
 typedef struct {
@@ -23,10 +21,7 @@ static loom_pmpi_req_t loom_pmpi_reqs[LOOM_PMPI_REQ_CAP];
 
 static uint64_t loom_pmpi_req_key(MPI_Request req)
 {
-    uint64_t bits = 0;
-
-    memcpy(&bits, &req, sizeof(req) < sizeof(bits) ? sizeof(req) : sizeof(bits));
-    return bits ^ 0x8000000000000000ull;
+    return loom_pmpi_handle_key(&req, sizeof(req));
 }
 
 static unsigned loom_pmpi_req_home(uint64_t key)

@@ -30,6 +30,15 @@ uint64_t loom_pmpi_hash(uint64_t a, uint64_t b)
     return h;
 }
 
+uint64_t loom_pmpi_handle_key(const void *handle, size_t size)
+{
+    uint64_t bits = 0;
+
+    memcpy(&bits, handle, size < sizeof(bits) ? size : sizeof(bits));
+    /* Never 0 (the free mark): pointers and handles do not use the top bit. */
+    return bits ^ 0x8000000000000000ull;
+}
+
 loom_pmpi_site_t *loom_pmpi_site_get(const void *ret, uint64_t comm_id, int fn)
 {
     uint64_t h = loom_pmpi_hash(loom_pmpi_hash((uint64_t)(uintptr_t)ret, comm_id), (uint64_t)fn);
