@@ -69,6 +69,17 @@ same() {
         { diff "$dir/$1.out" "$dir/$2.out" >&2; fail "$2 printed other results than $1"; }
 }
 
+# profiled NP: the program on NP ranks without and with the library: the
+# same results, the summary on rank 0's stderr, every count and byte right.
+profiled() {
+    run plain$1 "$1" ""
+    run pmpi$1 "$1" "$lib"
+    same plain$1 pmpi$1
+    grep -q '^libloom-pmpi: '"$1"' ranks' "$dir/pmpi$1.err" ||
+        { cat "$dir/pmpi$1.err" >&2; fail "pmpi$1: no summary on stderr"; }
+    check pmpi$1 "$1"
+}
+
 # check NAME NP [check_profile.py options...]
 check() {
     name=$1 np=$2; shift 2

@@ -6,12 +6,7 @@
 . "$(dirname "$0")/common.sh"
 
 for np in 1 3 4; do
-    run plain$np $np ""
-    run pmpi$np $np "$lib"
-    same plain$np pmpi$np
-    grep -q '^libloom-pmpi: '"$np"' ranks' "$dir/pmpi$np.err" ||
-        { cat "$dir/pmpi$np.err" >&2; fail "pmpi$np: no summary on stderr"; }
-    check pmpi$np $np
+    profiled $np
     "$top/loom-topo" rankfile --traffic "$dir/pmpi$np.traffic" --slots 2 -o "$dir/rf$np" \
         "$here/../topo/two_racks.conf" >"$dir/topo$np.out" 2>&1 ||
         { cat "$dir/topo$np.out" >&2; fail "loom-topo cannot read pmpi$np.traffic"; }

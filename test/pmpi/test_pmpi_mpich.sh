@@ -33,12 +33,7 @@ linked_to_mpich "$prog"
 echo "== $lib and $prog link MPICH alone"
 
 for np in 1 3; do
-    run plain$np $np ""
-    run pmpi$np $np "$lib"
-    same plain$np pmpi$np
-    grep -q '^libloom-pmpi: '"$np"' ranks' "$dir/pmpi$np.err" ||
-        { cat "$dir/pmpi$np.err" >&2; fail "pmpi$np: no summary on stderr"; }
-    check pmpi$np $np
+    profiled $np
     grep -q '"mpi_library": "MPICH' "$dir/pmpi$np.json" ||
         fail "pmpi$np: the profile does not name MPICH as its MPI library"
     echo "== pmpi_prog, $np MPICH ranks: passed"
