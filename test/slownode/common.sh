@@ -43,11 +43,15 @@ run() {
         fail "$name: step_prog did not check its sums"; }
 }
 
-# verdicts NAME NP [verdicts.py options...]
+# verdicts_hold NAME NP [verdicts.py options...]: whether they hold.
+verdicts_hold() {
+    vname=$1 vnp=$2; shift 2
+    python3 "$here/verdicts.py" --prefix "$dir/$vname" --np "$vnp" "$@"
+}
+
+# verdicts NAME NP [verdicts.py options...]: they hold, or the test fails.
 verdicts() {
-    name=$1 np=$2; shift 2
-    python3 "$here/verdicts.py" --prefix "$dir/$name" --np "$np" "$@" ||
-        { cat "$dir/$name.err" >&2; fail "$name: verdicts"; }
+    verdicts_hold "$@" || { cat "$dir/$1.err" >&2; fail "$1: verdicts"; }
 }
 
 # judged NAME NP PRELOAD STEPS STEP_MS "VERDICTS_OPTIONS" [mpirun args...]:
@@ -60,7 +64,7 @@ judged() {
     for try in 1 2; do
         run "$jname" "$jnp" "$jpre" "$jsteps" "$jms" "$@"
         # shellcheck disable=SC2086  # the options, one word each
-        python3 "$here/verdicts.py" --prefix "$dir/$jname" --np "$jnp" $jopts && return 0
+        verdicts_hold "$jname" "$jnp" $jopts && return 0
         echo "$jname: run $try missed; load: $(cat /proc/loadavg)" >&2
     done
     cat "$dir/$jname.err" >&2
