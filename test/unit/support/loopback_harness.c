@@ -119,6 +119,18 @@ void harness_sum_double(const void *src, void *dst, size_t count, void *ctx)
     }
 }
 
+void harness_sum_float(const void *src, void *dst, size_t count, void *ctx)
+{
+    const float *s = src;
+    float *d = dst;
+    size_t i;
+
+    (void)ctx;
+    for (i = 0; i < count; ++i) {
+        d[i] += s[i];
+    }
+}
+
 void harness_sum_u32(const void *src, void *dst, size_t count, void *ctx)
 {
     const uint32_t *s = src;

@@ -24,6 +24,7 @@ loom_status_t harness_run(harness_t *h, loom_plan_fn_t plan,
 
 /* Reductions used by the tests. */
 void harness_sum_double(const void *src, void *dst, size_t count, void *ctx);
+void harness_sum_float(const void *src, void *dst, size_t count, void *ctx);
 void harness_sum_u32(const void *src, void *dst, size_t count, void *ctx);
 
 #endif

@@ -79,18 +79,6 @@ typedef struct run {
     double                  *expect;
 } run_t;
 
-static void sum_float(const void *src, void *dst, size_t n, void *ctx)
-{
-    const float *s = src;
-    float *d = dst;
-    size_t i;
-
-    (void)ctx;
-    for (i = 0; i < n; ++i) {
-        d[i] += s[i];
-    }
-}
-
 static void run_init(run_t *rn, int p, size_t count, loom_filter_type_t type, size_t kmax)
 {
     int r;
@@ -144,7 +132,7 @@ static loom_status_t run_go(run_t *rn, harness_t *h)
         loom_coll_args_t a = {
             .recvbuf = rn->recv[r], .count = rn->count,
             .elem_size = loom_filter_type_size(rn->type),
-            .op = { .fn = rn->type == LOOM_FILTER_FLOAT ? sum_float : harness_sum_double,
+            .op = { .fn = rn->type == LOOM_FILTER_FLOAT ? harness_sum_float : harness_sum_double,
                     .commutative = 1 },
             .sparse = &rn->sp[r], .in_place = 1,
         };
